@@ -1,0 +1,24 @@
+//! Core types shared by every `ltr` crate.
+//!
+//! * [`Dataset`] / [`QueryView`]: a query-grouped data set with dense row-major `f32`
+//!   features, integer relevance grades, query ids and optional document ids.
+//! * [`Params`], [`Learner`], [`Ranker`]: the boundary every algorithm implements. Raw,
+//!   serde-friendly hyperparameters are validated into a checked form before any data is
+//!   touched; fitting produces a separate, serialisable model that scores data sets.
+//! * [`AlgorithmInfo`]: static metadata for the comparison tables.
+//! * [`Rng`] and [`derive_seed`]: all randomness flows from one `u64` through a pinned,
+//!   portable ChaCha8 stream; child seeds are derived by name.
+//!
+//! This crate does no I/O.
+
+mod dataset;
+mod error;
+mod info;
+mod seed;
+mod traits;
+
+pub use dataset::{Dataset, DatasetBuilder, Grade, QueryView};
+pub use error::{Error, Result};
+pub use info::{AlgorithmInfo, Family, LossType};
+pub use seed::{Rng, derive_seed};
+pub use traits::{Learner, Params, Ranker, check_scoring};

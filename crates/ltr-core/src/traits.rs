@@ -1,0 +1,76 @@
+//! The algorithm boundary: raw params -> checked learner -> fitted model.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::seed::Rng;
+
+/// Raw hyperparameters as written in an experiment spec or on the command line.
+///
+/// A plain serde struct with documented defaults (`Default`) and
+/// `#[serde(deny_unknown_fields, default)]`, so a spec may set any subset of keys and a
+/// misspelt key is an error. [`Params::validate`] checks every domain constraint before any
+/// data is touched and returns the checked form, which is the [`Learner`].
+pub trait Params:
+    Clone + std::fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync
+{
+    /// The validated form.
+    type Checked: Learner;
+
+    /// Checks every constraint, naming the offending key.
+    fn validate(&self) -> Result<Self::Checked>;
+}
+
+/// Validated hyperparameters that can fit a model.
+pub trait Learner: std::fmt::Debug + Send + Sync {
+    /// The fitted model.
+    type Model: Ranker;
+
+    /// Fits on `train`. `valid` may be used for early stopping or round selection (never the
+    /// test split). `rng` is the only source of randomness.
+    fn fit(&self, train: &Dataset, valid: Option<&Dataset>, rng: &mut Rng) -> Result<Self::Model>;
+}
+
+/// A fitted, serialisable model that scores documents independently of each other.
+pub trait Ranker: Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send + Sync {
+    /// Number of features the model was trained on.
+    fn n_features(&self) -> usize;
+
+    /// The score of one document (`row.len() == n_features()`); higher ranks first.
+    fn score_row(&self, row: &[f32]) -> f64;
+
+    /// Scores every document of `data` into `out` (one entry per document, file order).
+    fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
+        check_scoring(self.n_features(), data, out)?;
+        for (o, row) in out.iter_mut().zip(data.rows()) {
+            *o = self.score_row(row);
+        }
+        Ok(())
+    }
+
+    /// Convenience: scores into a new vector.
+    fn score_vec(&self, data: &Dataset) -> Result<Vec<f64>> {
+        let mut out = vec![0.0; data.n_docs()];
+        self.score(data, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// The checks every `score` implementation starts with.
+pub fn check_scoring(n_features: usize, data: &Dataset, out: &[f64]) -> Result<()> {
+    if data.n_features() != n_features {
+        return Err(Error::FeatureCount {
+            expected: n_features,
+            found: data.n_features(),
+        });
+    }
+    if out.len() != data.n_docs() {
+        return Err(Error::ScoreBuffer {
+            expected: data.n_docs(),
+            found: out.len(),
+        });
+    }
+    Ok(())
+}

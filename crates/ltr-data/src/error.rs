@@ -1,0 +1,138 @@
+//! Errors of the data layer. Every variant names the file (and line) it is about.
+
+use std::path::PathBuf;
+
+/// What is wrong with one line of a LETOR file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The first token is not an integer grade 0..=255.
+    #[error("label is not an integer grade 0-255")]
+    Label,
+    /// No `qid:` token after the label.
+    #[error("expected `qid:<id>` after the label")]
+    MissingQid,
+    /// `qid:` with nothing after it.
+    #[error("empty query id")]
+    EmptyQid,
+    /// A token that is not `index:value`.
+    #[error("expected `index:value`")]
+    Feature,
+    /// Index 0.
+    #[error("feature index 0 (indices start at 1)")]
+    ZeroIndex,
+    /// An index not greater than the one before it.
+    #[error("feature index not greater than the previous one ({previous})")]
+    OutOfOrder {
+        /// The previous index on the line.
+        previous: usize,
+    },
+    /// A value that does not parse as a number.
+    #[error("feature value is not a number")]
+    Value,
+    /// inf or NaN.
+    #[error("feature value is not a finite number")]
+    NonFinite,
+    /// An index above the declared feature count.
+    #[error("feature index beyond the declared feature count {limit}")]
+    TooManyFeatures {
+        /// The declared count.
+        limit: usize,
+    },
+    /// A qid seen before, after another query started.
+    #[error(
+        "query id reappears after another query started (its query began at line {first_line})"
+    )]
+    QidReappears {
+        /// Line where the query first started.
+        first_line: usize,
+    },
+    /// A qid or docid that is not UTF-8.
+    #[error("not valid UTF-8")]
+    Utf8,
+}
+
+/// Errors of `ltr-data`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// A malformed line.
+    #[error("{file}:{line}: {kind}: `{token}`")]
+    Parse {
+        /// File name as given.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// The offending token (truncated, escaped).
+        token: String,
+        /// What is wrong.
+        kind: ParseErrorKind,
+    },
+    /// A file with no document at all.
+    #[error("{file}: no documents")]
+    Empty {
+        /// File name.
+        file: String,
+    },
+    /// Parsed parts that do not form a data set.
+    #[error("{file}: {source}")]
+    Invalid {
+        /// File name.
+        file: String,
+        /// The core error.
+        source: ltr_core::Error,
+    },
+    /// An I/O failure on a path.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A manifest that does not parse or is inconsistent.
+    #[error("manifest {}: {reason}", path.display())]
+    Manifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A collection, dataset, variant or fold that the manifest does not have.
+    #[error("{0}")]
+    NotInManifest(String),
+    /// A file whose sha256 is not the manifest's.
+    #[error("sha256 mismatch for {file}: expected {expected}, got {actual}")]
+    Checksum {
+        /// The file (relative path in the collection).
+        file: String,
+        /// Hash from the manifest (or the local record).
+        expected: String,
+        /// Hash of what was received.
+        actual: String,
+    },
+    /// A download that failed for good.
+    #[error("download of {url} failed: {reason}")]
+    Download {
+        /// The address.
+        url: String,
+        /// Last error.
+        reason: String,
+    },
+    /// An archive that cannot be unpacked or lacks a file.
+    #[error("archive {}: {reason}", path.display())]
+    Archive {
+        /// The archive.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A dataset that is neither in the cache, nor on the mirror, nor downloadable.
+    #[error("{dataset} is unavailable: {reason}")]
+    Unavailable {
+        /// Dataset name.
+        dataset: String,
+        /// Why.
+        reason: String,
+    },
+}

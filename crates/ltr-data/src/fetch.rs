@@ -1,0 +1,1 @@
+//! Getting files into the cache. (Being implemented.)

@@ -1,0 +1,414 @@
+//! Dataset manifests (`datasets/*.toml`): where a collection comes from, how it is laid out,
+//! and the sha256 of every file we know.
+//!
+//! Paths are relative to a *collection root*: the data cache, or a mirror laid out like
+//! `../shared/datasets` (`letor3/OHSUMED/QueryLevelNorm/Fold1/train.txt[.gz]`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use ltr_core::Grade;
+use ltr_metrics::Convention;
+use serde::{Deserialize, Serialize};
+
+use crate::error::DataError;
+
+/// The manifests shipped in `datasets/`, compiled in.
+pub const BUILTIN: [(&str, &str); 3] = [
+    ("letor3", include_str!("../../../datasets/letor3.toml")),
+    ("letor4", include_str!("../../../datasets/letor4.toml")),
+    ("mslr", include_str!("../../../datasets/mslr.toml")),
+];
+
+/// One collection (`letor3`, `letor4`, `mslr`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Collection id, as on the command line.
+    pub collection: String,
+    /// Human title.
+    pub title: String,
+    /// Where the collection is documented.
+    pub homepage: String,
+    /// How to cite it.
+    pub citation: String,
+    /// The metric convention its numbers are reported with.
+    pub convention: Convention,
+    /// Downloadable archives.
+    #[serde(default)]
+    pub archives: Vec<Archive>,
+    /// The data sets.
+    pub datasets: Vec<DatasetEntry>,
+}
+
+/// Archive formats the fetcher unpacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArchiveFormat {
+    /// ZIP (LETOR 3.0 OHSUMED, MSLR-WEB).
+    Zip,
+    /// RAR (LETOR 3.0 Gov, LETOR 4.0).
+    Rar,
+    /// One gzip-compressed file.
+    Gz,
+    /// A gzip-compressed tarball.
+    TarGz,
+}
+
+/// An official download.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Archive {
+    /// File name in the download cache (`OHSUMED.zip`).
+    pub name: String,
+    /// Official addresses, tried in order.
+    pub urls: Vec<String>,
+    /// How to unpack it.
+    pub format: ArchiveFormat,
+    /// sha256 of the archive itself, when known.
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// Free-text provenance of the address and hash.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// One data set (`OHSUMED`, `MQ2008`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetEntry {
+    /// Name, as on the command line and in reports.
+    pub name: String,
+    /// Feature count.
+    pub features: usize,
+    /// The grades that occur.
+    pub labels: Vec<Grade>,
+    /// Number of queries over all folds' test splits (for checks), if known.
+    #[serde(default)]
+    pub queries: Option<usize>,
+    /// Number of documents over all folds' test splits, if known.
+    #[serde(default)]
+    pub documents: Option<usize>,
+    /// Overrides the collection's convention.
+    #[serde(default)]
+    pub convention: Option<Convention>,
+    /// The variant used by experiments unless told otherwise.
+    pub default_variant: String,
+    /// Feature variants (`QueryLevelNorm`, `Feature-min`, ...).
+    pub variants: Vec<Variant>,
+}
+
+/// The three splits of a fold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// Training split.
+    Train,
+    /// Validation split (model selection).
+    Vali,
+    /// Test split (reported numbers only).
+    Test,
+}
+
+impl Split {
+    /// All three, in order.
+    pub const ALL: [Split; 3] = [Split::Train, Split::Vali, Split::Test];
+}
+
+impl std::fmt::Display for Split {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Train => "train",
+            Self::Vali => "vali",
+            Self::Test => "test",
+        })
+    }
+}
+
+/// One feature variant of a data set and its file layout.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// Name (`QueryLevelNorm`).
+    pub name: String,
+    /// The archive (by `name`) that carries it.
+    pub archive: String,
+    /// Folder inside the archive that corresponds to `path`.
+    pub archive_root: String,
+    /// Folder relative to the collection root (`letor3/OHSUMED/QueryLevelNorm`).
+    pub path: String,
+    /// Number of folds.
+    pub folds: u32,
+    /// Fold folder name; `{k}` is the fold number.
+    #[serde(default = "default_fold_dir")]
+    pub fold_dir: String,
+    /// Training file name inside a fold folder.
+    pub train: String,
+    /// Validation file name.
+    pub vali: String,
+    /// Test file name.
+    pub test: String,
+    /// Other files of the variant, relative to `path` (`S1.txt`, `ALL/OHSUMED.txt`).
+    #[serde(default)]
+    pub extra_files: Vec<String>,
+    /// Token that marks a missing value (`NULL` in LETOR 3.0 Feature-null), read as 0.
+    #[serde(default)]
+    pub missing_token: Option<String>,
+    /// sha256 of the uncompressed files, keyed by path relative to `path`.
+    #[serde(default)]
+    pub sha256: BTreeMap<String, String>,
+}
+
+fn default_fold_dir() -> String {
+    "Fold{k}".into()
+}
+
+impl Manifest {
+    /// A built-in manifest by collection id.
+    pub fn builtin(collection: &str) -> Result<Self, DataError> {
+        let (name, text) = BUILTIN
+            .iter()
+            .find(|(n, _)| *n == collection)
+            .ok_or_else(|| {
+                DataError::NotInManifest(format!(
+                    "unknown collection `{collection}` (known: {})",
+                    BUILTIN
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+        Self::parse(text, Path::new(&format!("datasets/{name}.toml")))
+    }
+
+    /// Loads and checks a manifest file.
+    pub fn load(path: &Path) -> Result<Self, DataError> {
+        let text = std::fs::read_to_string(path).map_err(|source| DataError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and checks manifest text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, DataError> {
+        let bad = |reason: String| DataError::Manifest {
+            path: path.to_owned(),
+            reason,
+        };
+        let m: Manifest = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        m.check().map_err(bad)?;
+        Ok(m)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let mut names = BTreeSet::new();
+        for a in &self.archives {
+            if !names.insert(a.name.as_str()) {
+                return Err(format!("archive `{}` listed twice", a.name));
+            }
+            if let Some(h) = &a.sha256 {
+                check_hash(h).map_err(|e| format!("archive `{}`: {e}", a.name))?;
+            }
+        }
+        let mut ds_names = BTreeSet::new();
+        for d in &self.datasets {
+            if !ds_names.insert(d.name.as_str()) {
+                return Err(format!("dataset `{}` listed twice", d.name));
+            }
+            if d.variant(&d.default_variant).is_err() {
+                return Err(format!(
+                    "dataset `{}`: default variant `{}` is not listed",
+                    d.name, d.default_variant
+                ));
+            }
+            for v in &d.variants {
+                if !names.contains(v.archive.as_str()) {
+                    return Err(format!(
+                        "{}/{}: archive `{}` is not listed",
+                        d.name, v.name, v.archive
+                    ));
+                }
+                if v.folds == 0 {
+                    return Err(format!("{}/{}: folds must be at least 1", d.name, v.name));
+                }
+                let files: BTreeSet<String> = v.files().into_iter().collect();
+                for (f, h) in &v.sha256 {
+                    check_hash(h).map_err(|e| format!("{}/{}: {f}: {e}", d.name, v.name))?;
+                    if !files.contains(f) {
+                        return Err(format!(
+                            "{}/{}: hash for `{f}`, which is not one of the variant's files",
+                            d.name, v.name
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A data set by name (case-insensitive).
+    pub fn dataset(&self, name: &str) -> Result<&DatasetEntry, DataError> {
+        self.datasets
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                DataError::NotInManifest(format!(
+                    "collection `{}` has no dataset `{name}` (it has: {})",
+                    self.collection,
+                    self.datasets
+                        .iter()
+                        .map(|d| d.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+    }
+
+    /// An archive by name.
+    pub fn archive(&self, name: &str) -> Result<&Archive, DataError> {
+        self.archives
+            .iter()
+            .find(|a| a.name == name)
+            .ok_or_else(|| {
+                DataError::NotInManifest(format!("no archive `{name}` in `{}`", self.collection))
+            })
+    }
+
+    /// The convention a data set is reported with.
+    pub fn convention_of(&self, dataset: &DatasetEntry) -> Convention {
+        dataset.convention.unwrap_or(self.convention)
+    }
+}
+
+impl DatasetEntry {
+    /// A variant by name (case-insensitive).
+    pub fn variant(&self, name: &str) -> Result<&Variant, DataError> {
+        self.variants
+            .iter()
+            .find(|v| v.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                DataError::NotInManifest(format!(
+                    "dataset `{}` has no variant `{name}` (it has: {})",
+                    self.name,
+                    self.variants
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+    }
+
+    /// The default variant.
+    pub fn default_variant(&self) -> &Variant {
+        self.variants
+            .iter()
+            .find(|v| v.name == self.default_variant)
+            .unwrap_or(&self.variants[0])
+    }
+}
+
+impl Variant {
+    /// Path of a fold's split relative to the variant folder (`Fold1/train.txt`).
+    pub fn fold_file(&self, fold: u32, split: Split) -> String {
+        let name = match split {
+            Split::Train => &self.train,
+            Split::Vali => &self.vali,
+            Split::Test => &self.test,
+        };
+        format!("{}/{name}", self.fold_dir.replace("{k}", &fold.to_string()))
+    }
+
+    /// Every file of the variant relative to its folder: fold files, then extras.
+    pub fn files(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for k in 1..=self.folds {
+            for s in Split::ALL {
+                out.push(self.fold_file(k, s));
+            }
+        }
+        out.extend(self.extra_files.iter().cloned());
+        out
+    }
+
+    /// The path of a variant file relative to the collection root.
+    pub fn rel_path(&self, file: &str) -> String {
+        format!("{}/{file}", self.path)
+    }
+
+    /// The manifest's sha256 of a variant file, if known.
+    pub fn sha256_of(&self, file: &str) -> Option<&str> {
+        self.sha256.get(file).map(String::as_str)
+    }
+}
+
+fn check_hash(h: &str) -> Result<(), String> {
+    if h.len() == 64
+        && h.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        Ok(())
+    } else {
+        Err(format!("`{h}` is not a lowercase hex sha256"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_manifests_parse() {
+        for (name, _) in BUILTIN {
+            let m = Manifest::builtin(name).unwrap();
+            assert_eq!(m.collection, name);
+            assert!(!m.datasets.is_empty());
+        }
+        assert!(Manifest::builtin("letor9").is_err());
+    }
+
+    #[test]
+    fn ohsumed_and_mq2008_carry_every_hash() {
+        let m = Manifest::builtin("letor3").unwrap();
+        let d = m.dataset("ohsumed").unwrap();
+        assert_eq!(d.features, 45);
+        for v in &d.variants {
+            for f in v.files() {
+                assert!(v.sha256_of(&f).is_some(), "{}/{f}", v.name);
+            }
+        }
+        let v = d.variant("QueryLevelNorm").unwrap();
+        assert_eq!(v.fold_file(3, Split::Vali), "Fold3/vali.txt");
+        assert_eq!(
+            v.rel_path("Fold3/vali.txt"),
+            "letor3/OHSUMED/QueryLevelNorm/Fold3/vali.txt"
+        );
+        let m4 = Manifest::builtin("letor4").unwrap();
+        let mq = m4.dataset("MQ2008").unwrap();
+        assert_eq!(mq.default_variant().files().len(), 20);
+        assert!(
+            mq.default_variant()
+                .files()
+                .iter()
+                .all(|f| mq.default_variant().sha256_of(f).is_some())
+        );
+    }
+
+    #[test]
+    fn bad_manifests_are_rejected_with_the_reason() {
+        let text = Manifest::builtin("letor4")
+            .map(|m| toml::to_string(&m).unwrap())
+            .unwrap();
+        let broken = text.replacen("archive = \"MQ2008.rar\"", "archive = \"nope.rar\"", 1);
+        let e = Manifest::parse(&broken, Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x.toml") && e.contains("nope.rar"), "{e}");
+        let e = Manifest::parse("collection = 1", Path::new("y.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("y.toml"), "{e}");
+    }
+}

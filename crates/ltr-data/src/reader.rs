@@ -1,0 +1,677 @@
+//! A fast, strict reader for the LETOR / SVMlight ranking format.
+//!
+//! ```text
+//! <grade> qid:<id> <index>:<value> <index>:<value> ... [# docid = <id> [inc = <x> prob = <y>]]
+//! ```
+//!
+//! * plain or gzip input (detected by magic bytes, not by name); CRLF or LF;
+//! * sparse rows: features that are absent are 0 (MSLR / SVMlight style);
+//! * strictly increasing 1-based indices; finite values; integer grades 0..=255;
+//! * the documents of one query are contiguous: a qid that reappears after another query
+//!   started is an error;
+//! * blank lines and lines holding only a `#` comment are skipped.
+//!
+//! Every error names `file:line` and the offending token. The input is processed in large
+//! chunks, so memory stays at one chunk plus the dense result.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use flate2::read::MultiGzDecoder;
+use ltr_core::{Dataset, Grade};
+use sha2::{Digest, Sha256};
+
+use crate::error::{DataError, ParseErrorKind};
+
+/// How to read a file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The exact feature count (from a manifest or a model): an index beyond it is an
+    /// error, and rows are padded to it. `None`: the highest index in the file.
+    pub n_features: Option<usize>,
+    /// A value token that stands for "missing" (LETOR 3.0 `Feature-null` files use `NULL`).
+    /// It is read as 0, the same convention as an absent sparse feature.
+    pub missing_token: Option<String>,
+    /// Also compute the sha256 of the (uncompressed) bytes while reading.
+    pub sha256: bool,
+}
+
+/// A parsed file.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The data.
+    pub dataset: Dataset,
+    /// Lowercase hex sha256 of the uncompressed bytes, if requested.
+    pub sha256: Option<String>,
+    /// Uncompressed size in bytes.
+    pub bytes: u64,
+}
+
+/// Reads a LETOR file (plain or gzip) from disk.
+pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Loaded, DataError> {
+    let io = |source| DataError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let mut magic = [0u8; 2];
+    let n = read_up_to(&mut file, &mut magic).map_err(io)?;
+    let head = std::io::Cursor::new(magic[..n].to_vec());
+    let name = path.display().to_string();
+    if n == 2 && magic == [0x1f, 0x8b] {
+        read_from(MultiGzDecoder::new(head.chain(file)), &name, opts)
+    } else {
+        read_from(head.chain(file), &name, opts)
+    }
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(k) => filled += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Reads LETOR text from any reader (already decompressed). `source` names it in errors.
+pub fn read_from(
+    mut reader: impl Read,
+    source: &str,
+    opts: &ReadOptions,
+) -> Result<Loaded, DataError> {
+    const CHUNK: usize = 1 << 20;
+    let mut parser = Parser::new(source, opts);
+    let mut hasher = opts.sha256.then(Sha256::new);
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * CHUNK);
+    let mut bytes = 0u64;
+    loop {
+        let old = buf.len();
+        buf.resize(old + CHUNK, 0);
+        let n = loop {
+            match reader.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(DataError::Io {
+                        path: source.into(),
+                        source: e,
+                    });
+                }
+            }
+        };
+        buf.truncate(old + n);
+        if let Some(h) = hasher.as_mut() {
+            h.update(&buf[old..]);
+        }
+        bytes += n as u64;
+        if n == 0 {
+            // Last line without a newline.
+            if !buf.is_empty() {
+                parser.line(&buf)?;
+            }
+            break;
+        }
+        if let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') {
+            for line in buf[..last_nl].split(|&b| b == b'\n') {
+                parser.line(line)?;
+            }
+            buf.drain(..=last_nl);
+        }
+    }
+    let dataset = parser.finish()?;
+    let sha256 = hasher.map(|h| hex(&h.finalize()));
+    Ok(Loaded {
+        dataset,
+        sha256,
+        bytes,
+    })
+}
+
+/// Parses LETOR text held in memory.
+pub fn parse_bytes(bytes: &[u8], source: &str, opts: &ReadOptions) -> Result<Dataset, DataError> {
+    let mut parser = Parser::new(source, opts);
+    for line in bytes.split(|&b| b == b'\n') {
+        parser.line(line)?;
+    }
+    parser.finish()
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+struct Parser<'a> {
+    source: &'a str,
+    limit: Option<usize>,
+    missing: Option<&'a [u8]>,
+    line_no: usize,
+    /// Current row width in `features` (>= every index seen so far).
+    stride: usize,
+    max_index: usize,
+    features: Vec<f32>,
+    labels: Vec<Grade>,
+    offsets: Vec<usize>,
+    qids: Vec<String>,
+    doc_ids: Vec<String>,
+    any_doc_id: bool,
+    /// qid -> line where its query started.
+    seen: HashMap<String, usize>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(source: &'a str, opts: &'a ReadOptions) -> Self {
+        Self {
+            source,
+            limit: opts.n_features,
+            missing: opts.missing_token.as_deref().map(str::as_bytes),
+            line_no: 0,
+            stride: opts.n_features.unwrap_or(0),
+            max_index: 0,
+            features: Vec::new(),
+            labels: Vec::new(),
+            offsets: vec![0],
+            qids: Vec::new(),
+            doc_ids: Vec::new(),
+            any_doc_id: false,
+            seen: HashMap::new(),
+        }
+    }
+
+    fn err(&self, kind: ParseErrorKind, token: &[u8]) -> DataError {
+        DataError::Parse {
+            file: self.source.to_owned(),
+            line: self.line_no,
+            token: show_token(token),
+            kind,
+        }
+    }
+
+    fn line(&mut self, raw: &[u8]) -> Result<(), DataError> {
+        self.line_no += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let (data, comment) = match line.iter().position(|&b| b == b'#') {
+            Some(p) => (&line[..p], Some(&line[p + 1..])),
+            None => (line, None),
+        };
+        let mut tokens = Tokens { s: data, i: 0 };
+        let Some(label_tok) = tokens.next() else {
+            return Ok(()); // blank or comment-only line
+        };
+        let label =
+            parse_grade(label_tok).ok_or_else(|| self.err(ParseErrorKind::Label, label_tok))?;
+
+        let qid_tok = tokens
+            .next()
+            .ok_or_else(|| self.err(ParseErrorKind::MissingQid, b""))?;
+        let qid = qid_tok
+            .strip_prefix(b"qid:")
+            .ok_or_else(|| self.err(ParseErrorKind::MissingQid, qid_tok))?;
+        if qid.is_empty() {
+            return Err(self.err(ParseErrorKind::EmptyQid, qid_tok));
+        }
+        let same_query = self.qids.last().is_some_and(|q| q.as_bytes() == qid);
+        if !same_query {
+            let qid_str =
+                std::str::from_utf8(qid).map_err(|_| self.err(ParseErrorKind::Utf8, qid_tok))?;
+            if let Some(&first) = self.seen.get(qid_str) {
+                return Err(self.err(ParseErrorKind::QidReappears { first_line: first }, qid_tok));
+            }
+            self.seen.insert(qid_str.to_owned(), self.line_no);
+            if !self.qids.is_empty() {
+                self.offsets.push(self.labels.len());
+            }
+            self.qids.push(qid_str.to_owned());
+        }
+
+        // The row, written in place at the current stride.
+        let row_start = self.labels.len() * self.stride;
+        self.features.resize(row_start + self.stride, 0.0);
+        let mut prev = 0usize;
+        while let Some(tok) = tokens.next() {
+            let colon = tok
+                .iter()
+                .position(|&b| b == b':')
+                .ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
+            let index =
+                parse_index(&tok[..colon]).ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
+            if index == 0 {
+                return Err(self.err(ParseErrorKind::ZeroIndex, tok));
+            }
+            if index <= prev {
+                return Err(self.err(ParseErrorKind::OutOfOrder { previous: prev }, tok));
+            }
+            prev = index;
+            let value_tok = &tok[colon + 1..];
+            let value = if self.missing == Some(value_tok) {
+                0.0
+            } else {
+                let v = parse_f32(value_tok).ok_or_else(|| self.err(ParseErrorKind::Value, tok))?;
+                if !v.is_finite() {
+                    return Err(self.err(ParseErrorKind::NonFinite, tok));
+                }
+                v
+            };
+            if index > self.stride {
+                if let Some(limit) = self.limit {
+                    return Err(self.err(ParseErrorKind::TooManyFeatures { limit }, tok));
+                }
+                self.widen(index);
+            }
+            let row_start = self.labels.len() * self.stride;
+            self.features[row_start + index - 1] = value;
+            self.max_index = self.max_index.max(index);
+        }
+        self.labels.push(label);
+
+        let doc_id = comment.and_then(doc_id_of);
+        self.any_doc_id |= doc_id.is_some();
+        let doc_id = match doc_id {
+            Some(d) => std::str::from_utf8(d)
+                .map_err(|_| self.err(ParseErrorKind::Utf8, d))?
+                .to_owned(),
+            None => String::new(),
+        };
+        self.doc_ids.push(doc_id);
+        Ok(())
+    }
+
+    /// Re-lays out the rows (including the one being written) at a wider stride.
+    fn widen(&mut self, at_least: usize) {
+        let new_stride = at_least.max(self.stride * 2).max(8);
+        let rows = self.labels.len() + 1;
+        let mut wide = vec![0.0f32; rows * new_stride];
+        for r in 0..rows {
+            let src = &self.features[r * self.stride..(r + 1) * self.stride];
+            wide[r * new_stride..r * new_stride + self.stride].copy_from_slice(src);
+        }
+        self.features = wide;
+        self.stride = new_stride;
+    }
+
+    fn finish(mut self) -> Result<Dataset, DataError> {
+        if self.labels.is_empty() {
+            return Err(DataError::Empty {
+                file: self.source.to_owned(),
+            });
+        }
+        self.offsets.push(self.labels.len());
+        let width = self.limit.unwrap_or(self.max_index);
+        let n = self.labels.len();
+        self.features.truncate(n * self.stride);
+        if width != self.stride {
+            let mut dense = Vec::with_capacity(n * width);
+            for r in 0..n {
+                dense.extend_from_slice(&self.features[r * self.stride..r * self.stride + width]);
+            }
+            self.features = dense;
+        }
+        let doc_ids = self.any_doc_id.then_some(self.doc_ids);
+        Dataset::from_parts(
+            width,
+            self.features,
+            self.labels,
+            self.offsets,
+            self.qids,
+            doc_ids,
+        )
+        .map_err(|e| DataError::Invalid {
+            file: self.source.to_owned(),
+            source: e,
+        })
+    }
+}
+
+/// Whitespace-separated tokens (space or tab).
+struct Tokens<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a [u8];
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let s = self.s;
+        let mut i = self.i;
+        while i < s.len() && (s[i] == b' ' || s[i] == b'\t') {
+            i += 1;
+        }
+        if i == s.len() {
+            self.i = i;
+            return None;
+        }
+        let start = i;
+        while i < s.len() && s[i] != b' ' && s[i] != b'\t' {
+            i += 1;
+        }
+        self.i = i;
+        Some(&s[start..i])
+    }
+}
+
+/// `docid = X` inside a comment.
+fn doc_id_of(comment: &[u8]) -> Option<&[u8]> {
+    let p = comment.windows(5).position(|w| w == b"docid")?;
+    let rest = &comment[p + 5..];
+    let rest = trim_start(rest);
+    let rest = trim_start(rest.strip_prefix(b"=")?);
+    let end = rest
+        .iter()
+        .position(|&b| b == b' ' || b == b'\t')
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+fn trim_start(s: &[u8]) -> &[u8] {
+    let k = s
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(s.len());
+    &s[k..]
+}
+
+fn show_token(tok: &[u8]) -> String {
+    let s = String::from_utf8_lossy(tok);
+    let mut out: String = s.chars().take(40).flat_map(char::escape_debug).collect();
+    if s.chars().count() > 40 {
+        out.push('…');
+    }
+    out
+}
+
+#[inline]
+fn parse_grade(tok: &[u8]) -> Option<Grade> {
+    if tok.is_empty() || tok.len() > 3 || !tok.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v = tok
+        .iter()
+        .fold(0u32, |acc, &b| acc * 10 + u32::from(b - b'0'));
+    Grade::try_from(v).ok()
+}
+
+#[inline]
+fn parse_index(tok: &[u8]) -> Option<usize> {
+    if tok.is_empty() || tok.len() > 9 || !tok.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        tok.iter()
+            .fold(0usize, |acc, &b| acc * 10 + usize::from(b - b'0')),
+    )
+}
+
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Parses a decimal `f32`, correctly rounded (the same value as `str::parse::<f32>`).
+///
+/// Fast path (Clinger): at most 19 significant digits, a mantissa below 2^53 and a decimal
+/// exponent within +-22 give an exactly rounded `f64`; rounding that to `f32` is exact unless
+/// the `f64` lies on an `f32` rounding midpoint, which falls back to the standard parser.
+#[inline]
+pub(crate) fn parse_f32(tok: &[u8]) -> Option<f32> {
+    let (neg, digits) = match tok.first()? {
+        b'-' => (true, &tok[1..]),
+        b'+' => (false, &tok[1..]),
+        _ => (false, tok),
+    };
+    let mut i = 0;
+    let mut mant: u64 = 0;
+    let mut sig = 0u32;
+    let mut exp10: i32 = 0;
+    let mut any_digit = false;
+    while i < digits.len() && digits[i].is_ascii_digit() {
+        any_digit = true;
+        if sig < 19 {
+            mant = mant * 10 + u64::from(digits[i] - b'0');
+            if mant != 0 {
+                sig += 1;
+            }
+        } else {
+            return slow_f32(tok);
+        }
+        i += 1;
+    }
+    if i < digits.len() && digits[i] == b'.' {
+        i += 1;
+        while i < digits.len() && digits[i].is_ascii_digit() {
+            any_digit = true;
+            if sig < 19 {
+                mant = mant * 10 + u64::from(digits[i] - b'0');
+                if mant != 0 {
+                    sig += 1;
+                }
+                exp10 -= 1;
+            } else {
+                return slow_f32(tok);
+            }
+            i += 1;
+        }
+    }
+    if !any_digit {
+        return slow_f32(tok); // "inf", "NaN", garbage
+    }
+    if i < digits.len() {
+        if digits[i] != b'e' && digits[i] != b'E' {
+            return None;
+        }
+        return slow_f32(tok);
+    }
+    if mant == 0 {
+        return Some(if neg { -0.0 } else { 0.0 });
+    }
+    if mant > (1u64 << 53) || exp10 < -22 || exp10 > 22 {
+        return slow_f32(tok);
+    }
+    let v = if exp10 < 0 {
+        mant as f64 / POW10[(-exp10) as usize]
+    } else {
+        mant as f64 * POW10[exp10 as usize]
+    };
+    // An f64 exactly halfway between two f32s would be rounded twice: defer to std.
+    if v.to_bits() & 0x1FFF_FFFF == 0x1000_0000 {
+        return slow_f32(tok);
+    }
+    let f = v as f32;
+    Some(if neg { -f } else { f })
+}
+
+#[cold]
+fn slow_f32(tok: &[u8]) -> Option<f32> {
+    std::str::from_utf8(tok).ok()?.parse::<f32>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Dataset, DataError> {
+        parse_bytes(text.as_bytes(), "t.txt", &ReadOptions::default())
+    }
+
+    fn err_of(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn reads_letor4_lines_with_crlf_and_comments() {
+        let text = "2 qid:10 1:0.5 2:1 #docid = GX1 inc = 1 prob = 0.08\r\n0 qid:10 1:0.25 2:0 #docid = GX2 inc = 0.003 prob = 0.1\r\n1 qid:11 2:3 #docid = GX3\r\n";
+        let d = parse(text).unwrap();
+        assert_eq!(d.n_features(), 2);
+        assert_eq!(d.n_queries(), 2);
+        assert_eq!(d.labels(), &[2, 0, 1]);
+        assert_eq!(d.features(), &[0.5, 1.0, 0.25, 0.0, 0.0, 3.0]);
+        assert_eq!(d.query_ids(), &["10".to_string(), "11".to_string()]);
+        assert_eq!(
+            d.doc_ids().unwrap(),
+            &["GX1".to_string(), "GX2".to_string(), "GX3".to_string()]
+        );
+    }
+
+    #[test]
+    fn sparse_rows_widen_and_pad() {
+        let d = parse("0 qid:1 3:1\n1 qid:1 20:2\n0 qid:2 1:5\n").unwrap();
+        assert_eq!(d.n_features(), 20);
+        assert_eq!(d.row(0)[2], 1.0);
+        assert_eq!(d.row(1)[19], 2.0);
+        assert_eq!(d.row(2)[0], 5.0);
+        assert_eq!(d.row(2)[1..].iter().filter(|&&v| v != 0.0).count(), 0);
+        let opts = ReadOptions {
+            n_features: Some(25),
+            ..Default::default()
+        };
+        let d = parse_bytes(b"0 qid:1 3:1\n", "t", &opts).unwrap();
+        assert_eq!(d.n_features(), 25);
+        let opts = ReadOptions {
+            n_features: Some(2),
+            ..Default::default()
+        };
+        let e = parse_bytes(b"0 qid:1 3:1\n", "t", &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t:1") && e.contains("3:1"), "{e}");
+    }
+
+    #[test]
+    fn errors_name_file_line_and_token() {
+        let e = err_of("0 qid:1 1:1\nx qid:1 1:1\n");
+        assert!(e.starts_with("t.txt:2:") && e.contains("`x`"), "{e}");
+        let e = err_of("0 1:1\n");
+        assert!(e.contains("t.txt:1:") && e.contains("qid"), "{e}");
+        let e = err_of("0 qid: 1:1\n");
+        assert!(e.contains("qid"), "{e}");
+        let e = err_of("0 qid:1 0:1\n");
+        assert!(e.contains("index 0") && e.contains("`0:1`"), "{e}");
+        let e = err_of("0 qid:1 2:1 1:1\n");
+        assert!(e.contains("`1:1`") && e.contains("previous"), "{e}");
+        let e = err_of("0 qid:1 1:1 1:2\n");
+        assert!(e.contains("`1:2`"), "{e}");
+        let e = err_of("0 qid:1 1:abc\n");
+        assert!(e.contains("`1:abc`"), "{e}");
+        let e = err_of("0 qid:1 1:inf\n");
+        assert!(e.contains("finite") && e.contains("`1:inf`"), "{e}");
+        let e = err_of("0 qid:1 1:NaN\n");
+        assert!(e.contains("finite"), "{e}");
+        let e = err_of("0 qid:1 1:1\n0 qid:2 1:1\n0 qid:1 1:1\n");
+        assert!(e.starts_with("t.txt:3:") && e.contains("line 1"), "{e}");
+        let e = err_of("0 qid:1 1\n");
+        assert!(e.contains("index:value"), "{e}");
+        let e = err_of("256 qid:1 1:1\n");
+        assert!(e.contains("`256`"), "{e}");
+        let e = err_of("-1 qid:1 1:1\n");
+        assert!(e.contains("`-1`"), "{e}");
+        assert!(err_of("\n\n# nothing\n").contains("no documents"));
+    }
+
+    #[test]
+    fn missing_token_reads_as_zero_only_when_declared() {
+        assert!(parse("0 qid:1 1:NULL 2:1\n").is_err());
+        let opts = ReadOptions {
+            missing_token: Some("NULL".into()),
+            ..Default::default()
+        };
+        let d = parse_bytes(b"0 qid:1 1:NULL 2:1\n", "t", &opts).unwrap();
+        assert_eq!(d.row(0), &[0.0, 1.0]);
+    }
+
+    #[test]
+    fn float_parsing_matches_std() {
+        let cases = [
+            "0",
+            "1",
+            "-1",
+            "0.5",
+            "1.000000",
+            "0.941842",
+            "37.330565",
+            "-36.717226",
+            "158.072",
+            "1e-3",
+            "1E5",
+            "-0.0",
+            ".5",
+            "5.",
+            "123456789012345678901234",
+            "0.000000000000000000000000001",
+            "3.4028235e38",
+            "1.17549435e-38",
+            "16777217",
+            "0.1",
+            "2.5",
+            "9007199254740993",
+            "33554431.5",
+        ];
+        for c in cases {
+            assert_eq!(
+                parse_f32(c.as_bytes()).map(f32::to_bits),
+                c.parse::<f32>().ok().map(f32::to_bits),
+                "{c}"
+            );
+        }
+        for c in ["", "-", "+", ".", "1.2.3", "1x", "0x10", "1e", "--1"] {
+            assert_eq!(
+                parse_f32(c.as_bytes()).is_some(),
+                c.parse::<f32>().is_ok(),
+                "{c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn float_parsing_matches_std_on_many_decimals() {
+        let mut r = ltr_core::Rng::new(3);
+        for _ in 0..200_000 {
+            let digits = 1 + r.index(12);
+            let mant = r.below(10u64.pow(digits as u32));
+            let scale = r.index(digits + 3);
+            let s = format!("{mant}");
+            let s = if scale == 0 || scale >= s.len() {
+                format!("0.{:0>width$}", s, width = scale.max(1))
+            } else {
+                format!("{}.{}", &s[..s.len() - scale], &s[s.len() - scale..])
+            };
+            assert_eq!(
+                parse_f32(s.as_bytes()).map(f32::to_bits),
+                s.parse::<f32>().ok().map(f32::to_bits),
+                "{s}"
+            );
+        }
+    }
+
+    #[test]
+    fn last_line_without_newline_and_chunked_reader() {
+        let text = "1 qid:1 1:1\n0 qid:1 1:2";
+        let loaded = read_from(
+            text.as_bytes(),
+            "t",
+            &ReadOptions {
+                sha256: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(loaded.dataset.n_docs(), 2);
+        assert_eq!(loaded.bytes, text.len() as u64);
+        assert_eq!(
+            loaded.sha256.unwrap(),
+            hex(&Sha256::digest(text.as_bytes()))
+        );
+    }
+}

@@ -1,0 +1,455 @@
+//! Per-query and per-file evaluation.
+
+use ltr_core::{Dataset, Grade};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{EvalConfig, NoRelevant};
+use crate::{Error, Result};
+
+/// Every metric of one query, at cut-offs `1..=max_k`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryMetrics {
+    /// The query id.
+    pub qid: String,
+    /// Documents in the query.
+    pub n_docs: usize,
+    /// Documents at or above the relevance threshold.
+    pub n_relevant: usize,
+    /// Whether the query counts in the means (false only under `NoRelevant::Skip`).
+    pub counted: bool,
+    /// NDCG@1..=max_k.
+    pub ndcg: Vec<f64>,
+    /// P@1..=max_k.
+    pub precision: Vec<f64>,
+    /// ERR@1..=max_k.
+    pub err: Vec<f64>,
+    /// Average precision.
+    pub average_precision: f64,
+    /// Reciprocal rank of the first relevant document.
+    pub reciprocal_rank: f64,
+    /// Mean of NDCG@1..=n over the query's own length (LETOR 4.0's `MeanNDCG`).
+    pub mean_ndcg: f64,
+}
+
+/// Means over the counted queries of one file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Queries in the file.
+    pub n_queries: usize,
+    /// Queries that count in the means.
+    pub n_counted: usize,
+    /// Mean NDCG@1..=max_k.
+    pub ndcg: Vec<f64>,
+    /// Mean P@1..=max_k.
+    pub precision: Vec<f64>,
+    /// Mean ERR@1..=max_k.
+    pub err: Vec<f64>,
+    /// MAP.
+    pub map: f64,
+    /// MRR.
+    pub mrr: f64,
+    /// Mean of the per-query `mean_ndcg`.
+    pub mean_ndcg: f64,
+}
+
+/// A whole file's evaluation: its config, every query, and the means.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// How the numbers were computed.
+    pub config: EvalConfig,
+    /// One entry per query, file order.
+    pub per_query: Vec<QueryMetrics>,
+    /// Means over counted queries.
+    pub summary: Summary,
+}
+
+/// Document positions sorted by descending score; ties keep their original (file) order.
+/// Scores must not be NaN.
+pub fn rank_order(scores: &[f64], order: &mut Vec<usize>) {
+    order.clear();
+    order.extend(0..scores.len());
+    order.sort_by(|&a, &b| {
+        scores[b]
+            .partial_cmp(&scores[a])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+}
+
+/// Evaluates one query given its labels and scores in file order.
+///
+/// `max_grade` is used by ERR only (the config's, or the data's highest grade).
+pub fn evaluate_query(
+    qid: &str,
+    labels: &[Grade],
+    scores: &[f64],
+    cfg: &EvalConfig,
+    max_grade: Grade,
+) -> Result<QueryMetrics> {
+    if labels.len() != scores.len() {
+        return Err(Error::Length {
+            scores: scores.len(),
+            docs: labels.len(),
+        });
+    }
+    if let Some(position) = scores.iter().position(|s| s.is_nan()) {
+        return Err(Error::NanScore {
+            qid: qid.to_owned(),
+            doc: position,
+            position,
+        });
+    }
+    let mut order = Vec::with_capacity(labels.len());
+    rank_order(scores, &mut order);
+    let ranked: Vec<Grade> = order.iter().map(|&i| labels[i]).collect();
+    Ok(metrics_of_ranking(qid, &ranked, cfg, max_grade))
+}
+
+/// All metrics of a ranking given as the labels in ranked order.
+pub(crate) fn metrics_of_ranking(
+    qid: &str,
+    ranked: &[Grade],
+    cfg: &EvalConfig,
+    max_grade: Grade,
+) -> QueryMetrics {
+    let n = ranked.len();
+    let k_max = cfg.max_k;
+
+    let mut ideal = ranked.to_vec();
+    ideal.sort_unstable_by(|a, b| b.cmp(a));
+
+    // Cumulative DCG and ideal DCG over every position, accumulated as the scripts do.
+    let mut dcg = Vec::with_capacity(n);
+    let mut idcg = Vec::with_capacity(n);
+    let (mut d, mut id) = (0.0, 0.0);
+    for r in 0..n {
+        d += cfg.dcg_term(ranked[r], r + 1);
+        id += cfg.dcg_term(ideal[r], r + 1);
+        dcg.push(d);
+        idcg.push(id);
+    }
+    let no_gain = id == 0.0;
+    let n_relevant = ranked.iter().filter(|&&g| cfg.is_relevant(g)).count();
+    let standard_policy = (!cfg.convention.is_official()).then_some(cfg.no_relevant);
+    let fill_undefined = match standard_policy {
+        Some(NoRelevant::One) => 1.0,
+        _ => 0.0,
+    };
+
+    let ndcg_at = |pos: usize| -> f64 {
+        // pos is 0-based and < n.
+        if idcg[pos] == 0.0 {
+            fill_undefined
+        } else {
+            dcg[pos] / idcg[pos]
+        }
+    };
+    let ndcg: Vec<f64> = (0..k_max)
+        .map(|pos| {
+            if pos < n {
+                ndcg_at(pos)
+            } else if cfg.ndcg_zero_past_end() || n == 0 {
+                0.0
+            } else {
+                ndcg_at(n - 1)
+            }
+        })
+        .collect();
+    let mean_ndcg = if n == 0 {
+        0.0
+    } else {
+        (0..n).map(ndcg_at).sum::<f64>() / n as f64
+    };
+
+    // Precision and average precision.
+    let mut rel_prefix = Vec::with_capacity(n);
+    let mut count = 0usize;
+    let mut ap_sum = 0.0;
+    let mut first_relevant = None;
+    for (pos, &g) in ranked.iter().enumerate() {
+        if cfg.is_relevant(g) {
+            count += 1;
+            ap_sum += count as f64 / (pos + 1) as f64;
+            first_relevant.get_or_insert(pos);
+        }
+        rel_prefix.push(count);
+    }
+    let precision: Vec<f64> = (0..k_max)
+        .map(|pos| {
+            if pos < n {
+                rel_prefix[pos] as f64 / (pos + 1) as f64
+            } else if matches!(cfg.convention, crate::Convention::Letor3) {
+                0.0
+            } else {
+                count as f64 / (pos + 1) as f64
+            }
+        })
+        .collect();
+    let (average_precision, reciprocal_rank) = if count == 0 {
+        (fill_undefined, fill_undefined)
+    } else {
+        (
+            ap_sum / count as f64,
+            first_relevant.map_or(0.0, |p| 1.0 / (p + 1) as f64),
+        )
+    };
+
+    // ERR (Chapelle et al. 2009), cut at the list length.
+    let denom = f64::from(max_grade.max(1)).exp2();
+    let mut err = Vec::with_capacity(k_max);
+    let (mut e, mut p_continue) = (0.0, 1.0);
+    for pos in 0..k_max {
+        if pos < n {
+            let r = cfg.gain(ranked[pos]) / denom;
+            e += p_continue * r / (pos + 1) as f64;
+            p_continue *= 1.0 - r;
+        }
+        err.push(if no_gain { fill_undefined } else { e });
+    }
+
+    QueryMetrics {
+        qid: qid.to_owned(),
+        n_docs: n,
+        n_relevant,
+        counted: !(standard_policy == Some(NoRelevant::Skip) && n_relevant == 0),
+        ndcg,
+        precision,
+        err,
+        average_precision,
+        reciprocal_rank,
+        mean_ndcg,
+    }
+}
+
+/// Evaluates every query of a file (labels and query boundaries) against `scores`.
+pub fn evaluate(
+    qids: &[String],
+    labels: &[Grade],
+    query_offsets: &[usize],
+    scores: &[f64],
+    cfg: &EvalConfig,
+) -> Result<Evaluation> {
+    cfg.validate()?;
+    if scores.len() != labels.len() {
+        return Err(Error::Length {
+            scores: scores.len(),
+            docs: labels.len(),
+        });
+    }
+    let max_grade = cfg
+        .max_grade
+        .unwrap_or_else(|| labels.iter().copied().max().unwrap_or(1));
+    let mut per_query = Vec::with_capacity(qids.len());
+    let mut order = Vec::new();
+    let mut ranked = Vec::new();
+    for (q, qid) in qids.iter().enumerate() {
+        let (start, end) = (query_offsets[q], query_offsets[q + 1]);
+        let s = &scores[start..end];
+        if let Some(position) = s.iter().position(|x| x.is_nan()) {
+            return Err(Error::NanScore {
+                qid: qid.clone(),
+                doc: start + position,
+                position,
+            });
+        }
+        rank_order(s, &mut order);
+        ranked.clear();
+        ranked.extend(order.iter().map(|&i| labels[start + i]));
+        per_query.push(metrics_of_ranking(qid, &ranked, cfg, max_grade));
+    }
+    let summary = summarize(&per_query, cfg.max_k);
+    Ok(Evaluation {
+        config: *cfg,
+        per_query,
+        summary,
+    })
+}
+
+/// [`evaluate`] on a [`Dataset`].
+pub fn evaluate_dataset(data: &Dataset, scores: &[f64], cfg: &EvalConfig) -> Result<Evaluation> {
+    evaluate(
+        data.query_ids(),
+        data.labels(),
+        data.query_offsets(),
+        scores,
+        cfg,
+    )
+}
+
+/// Means over the counted queries, summed in query order.
+fn summarize(per_query: &[QueryMetrics], k_max: usize) -> Summary {
+    let counted: Vec<&QueryMetrics> = per_query.iter().filter(|q| q.counted).collect();
+    let m = counted.len();
+    let mean = |f: &dyn Fn(&QueryMetrics) -> f64| -> f64 {
+        if m == 0 {
+            0.0
+        } else {
+            counted.iter().map(|q| f(q)).sum::<f64>() / m as f64
+        }
+    };
+    Summary {
+        n_queries: per_query.len(),
+        n_counted: m,
+        ndcg: (0..k_max).map(|k| mean(&|q| q.ndcg[k])).collect(),
+        precision: (0..k_max).map(|k| mean(&|q| q.precision[k])).collect(),
+        err: (0..k_max).map(|k| mean(&|q| q.err[k])).collect(),
+        map: mean(&|q| q.average_precision),
+        mrr: mean(&|q| q.reciprocal_rank),
+        mean_ndcg: mean(&|q| q.mean_ndcg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Convention;
+
+    fn cfg(c: Convention) -> EvalConfig {
+        EvalConfig::official(c)
+    }
+
+    /// Labels listed in ranked order: scores descending.
+    fn ranked(labels: &[Grade], c: &EvalConfig) -> QueryMetrics {
+        let scores: Vec<f64> = (0..labels.len()).rev().map(|i| i as f64).collect();
+        evaluate_query("q", labels, &scores, c, c.max_grade.unwrap_or(2)).unwrap()
+    }
+
+    #[test]
+    fn letor3_ndcg_of_2_0_1() {
+        let m = ranked(&[2, 0, 1], &cfg(Convention::Letor3));
+        // DCG@2 = 3 + 0, ideal = 3 + 1 -> 0.75.
+        assert!((m.ndcg[1] - 0.75).abs() < 1e-15);
+        // DCG@3 = 3 + 0 + 1/log2(3); ideal = 3 + 1 + 0.
+        let expected = (3.0 + 1.0 / 3f64.log2()) / 4.0;
+        assert!((m.ndcg[2] - expected).abs() < 1e-15);
+        assert_eq!(m.ndcg[0], 1.0);
+    }
+
+    #[test]
+    fn ndcg_past_the_end_is_zero_for_letor_and_cut_for_standard() {
+        for c in [Convention::Letor3, Convention::Letor4] {
+            let m = ranked(&[2, 0, 1], &cfg(c));
+            assert_eq!(m.ndcg[4], 0.0, "{c}");
+        }
+        let st = cfg(Convention::Standard);
+        let m = ranked(&[2, 0, 1], &st);
+        assert_eq!(m.ndcg[4], m.ndcg[2]);
+    }
+
+    #[test]
+    fn precision_past_the_end() {
+        let l3 = ranked(&[1, 0, 1], &cfg(Convention::Letor3));
+        let l4 = ranked(&[1, 0, 1], &cfg(Convention::Letor4));
+        assert_eq!(l3.precision[2], 2.0 / 3.0);
+        assert_eq!(l3.precision[3], 0.0);
+        assert_eq!(l4.precision[3], 2.0 / 4.0);
+        assert_eq!(l4.precision[9], 2.0 / 10.0);
+    }
+
+    #[test]
+    fn ties_keep_file_order() {
+        let c = cfg(Convention::Letor3);
+        // All tied: ranking is file order [0, 2] -> NDCG@1 = 0.
+        let m = evaluate_query("q", &[0, 2], &[1.0, 1.0], &c, 2).unwrap();
+        assert_eq!(m.ndcg[0], 0.0);
+        let m = evaluate_query("q", &[2, 0], &[1.0, 1.0], &c, 2).unwrap();
+        assert_eq!(m.ndcg[0], 1.0);
+        // -0.0 and 0.0 tie, as in Perl's <=>.
+        let m = evaluate_query("q", &[0, 2], &[-0.0, 0.0], &c, 2).unwrap();
+        assert_eq!(m.ndcg[0], 0.0);
+    }
+
+    #[test]
+    fn no_relevant_query_scores_zero_and_counts() {
+        let c = cfg(Convention::Letor3);
+        let labels = [0, 0, 2, 1];
+        let scores = [1.0, 2.0, 3.0, 4.0];
+        let e = evaluate(&["a".into(), "b".into()], &labels, &[0, 2, 4], &scores, &c).unwrap();
+        let a = &e.per_query[0];
+        assert!(a.ndcg.iter().all(|&x| x == 0.0));
+        assert_eq!(a.average_precision, 0.0);
+        assert!(a.precision.iter().all(|&x| x == 0.0));
+        assert_eq!(e.summary.n_counted, 2);
+        // Query b: ranked [1, 2]: AP = (1/1 + 2/2) / 2 = 1, NDCG@1 = 1/3.
+        assert_eq!(e.summary.map, 0.5);
+        assert!((e.summary.ndcg[0] - (1.0 / 3.0) / 2.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn standard_no_relevant_policies() {
+        let labels = [0, 0, 1, 0];
+        let scores = [1.0, 2.0, 4.0, 3.0];
+        let q = |p| {
+            evaluate(
+                &["a".into(), "b".into()],
+                &labels,
+                &[0, 2, 4],
+                &scores,
+                &EvalConfig::standard(p),
+            )
+            .unwrap()
+        };
+        assert_eq!(q(NoRelevant::Zero).summary.map, 0.5);
+        assert_eq!(q(NoRelevant::One).summary.map, 1.0);
+        let skip = q(NoRelevant::Skip);
+        assert_eq!(skip.summary.n_counted, 1);
+        assert_eq!(skip.summary.map, 1.0);
+    }
+
+    #[test]
+    fn three_documents_have_zero_ndcg_at_5_under_official_conventions() {
+        for c in [Convention::Letor3, Convention::Letor4, Convention::Mslr] {
+            let m = ranked(&[2, 1, 0], &cfg(c));
+            assert_eq!(m.ndcg[4], 0.0);
+        }
+    }
+
+    #[test]
+    fn mslr_threshold_and_gains() {
+        let c = cfg(Convention::Mslr);
+        let m = ranked(&[1, 4, 2], &c);
+        assert_eq!(m.n_relevant, 2);
+        // AP: relevant at ranks 2 and 3: (1/2 + 2/3) / 2.
+        assert!((m.average_precision - (0.5 + 2.0 / 3.0) / 2.0).abs() < 1e-15);
+        // NDCG@1: gain 1 vs ideal 15.
+        assert!((m.ndcg[0] - 1.0 / 15.0).abs() < 1e-15);
+        assert_eq!(m.reciprocal_rank, 0.5);
+    }
+
+    #[test]
+    fn err_matches_hand_computation() {
+        let c = cfg(Convention::Letor4); // max grade 2 -> R = (2^g - 1) / 4
+        let m = ranked(&[2, 1], &c);
+        let (r1, r2) = (0.75, 0.25);
+        assert!((m.err[0] - r1).abs() < 1e-15);
+        assert!((m.err[1] - (r1 + (1.0 - r1) * r2 / 2.0)).abs() < 1e-15);
+        assert_eq!(m.err[5], m.err[1]);
+    }
+
+    #[test]
+    fn mean_ndcg_averages_over_the_query_length() {
+        let c = cfg(Convention::Letor4);
+        let m = ranked(&[0, 1], &c);
+        // NDCG@1 = 0, NDCG@2 = 1 / (1 + 0) = 1 (no discount at rank 2).
+        assert_eq!(m.mean_ndcg, 0.5);
+    }
+
+    #[test]
+    fn nan_scores_are_an_error_naming_the_query() {
+        let c = cfg(Convention::Letor3);
+        let e = evaluate(
+            &["a".into(), "b".into()],
+            &[0, 1, 1],
+            &[0, 2, 3],
+            &[0.0, 1.0, f64::NAN],
+            &c,
+        );
+        assert_eq!(
+            e.unwrap_err(),
+            Error::NanScore {
+                qid: "b".into(),
+                doc: 2,
+                position: 0
+            }
+        );
+    }
+}

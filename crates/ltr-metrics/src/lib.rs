@@ -1,0 +1,67 @@
+//! Ranking metrics under explicit, named conventions.
+//!
+//! Published LTR numbers disagree mostly because evaluation scripts disagree. Every number
+//! this crate produces is tied to a [`Convention`]:
+//!
+//! | | `letor3` | `letor4` | `mslr` | `standard` |
+//! |---|---|---|---|---|
+//! | gain | 2^l - 1 | 2^l - 1 | 2^l - 1 | 2^l - 1 |
+//! | discount at rank r | 1 for r <= 2, else 1/log2(r) | same | same | 1/log2(r + 1) |
+//! | NDCG@k, k > n | 0 | 0 | 0 | NDCG@n |
+//! | P@k, k > n | 0 | relevant/k | relevant/k | relevant/k |
+//! | relevant (P, MAP, MRR) | l >= 1 | l >= 1 | l >= 2 | l >= 1 (configurable) |
+//! | query with no relevant document | 0, counted | 0, counted | 0, counted | configurable: 0, 1 or skipped |
+//! | ties | file order | file order | file order | file order |
+//!
+//! `letor3`, `letor4` and `mslr` reproduce the official evaluation scripts
+//! (`Eval-Score-3.0.pl`, `Eval-Score-4.0.pl` and its MSLR variant) exactly, including the
+//! order of floating-point operations. Means are taken over queries, per file; the harness
+//! then averages folds.
+//!
+//! Under the official conventions a query "has no relevant document" when its ideal DCG is
+//! 0 (NDCG) or when no document reaches the relevance threshold (P, MAP, MRR), exactly as in
+//! the scripts. Under `standard`, the no-relevant policy applies to queries with no document
+//! at or above the threshold.
+
+mod config;
+mod eval;
+mod metric;
+
+pub use config::{Convention, EvalConfig, NoRelevant};
+pub use eval::{
+    Evaluation, QueryMetrics, Summary, evaluate, evaluate_dataset, evaluate_query, rank_order,
+};
+pub use metric::{Metric, MetricScratch};
+
+/// Errors of this crate.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A score that is NaN: rankings are undefined.
+    #[error("score of document {doc} (query {qid}, position {position} in the query) is NaN")]
+    NanScore {
+        /// Query id.
+        qid: String,
+        /// Document index in the data set.
+        doc: usize,
+        /// Position within the query (0-based, file order).
+        position: usize,
+    },
+    /// Scores and labels of different lengths.
+    #[error("{scores} scores for {docs} documents")]
+    Length {
+        /// Number of scores given.
+        scores: usize,
+        /// Number of documents.
+        docs: usize,
+    },
+    /// A metric name that does not parse.
+    #[error("unknown metric `{0}` (expected map, mrr, mean-ndcg, ndcg@K, p@K or err@K)")]
+    UnknownMetric(String),
+    /// An inconsistent evaluation config.
+    #[error("invalid evaluation config: {0}")]
+    Config(&'static str),
+}
+
+/// Result alias for [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

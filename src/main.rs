@@ -1,0 +1,5 @@
+//! The `ltr` command-line tool; everything lives in `ltr-cli`.
+
+fn main() -> std::process::ExitCode {
+    ltr_cli::main()
+}
