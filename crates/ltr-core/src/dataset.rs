@@ -49,25 +49,14 @@ impl Dataset {
             return invalid("query offsets must be strictly increasing (no empty query)".into());
         }
         if query_ids.len() + 1 != query_offsets.len() {
-            return invalid(format!(
-                "{} query ids for {} queries",
-                query_ids.len(),
-                query_offsets.len() - 1
-            ));
+            return invalid(format!("{} query ids for {} queries", query_ids.len(), query_offsets.len() - 1));
         }
         if let Some(ids) = &doc_ids
             && ids.len() != n_docs
         {
             return invalid(format!("{} doc ids for {n_docs} documents", ids.len()));
         }
-        Ok(Self {
-            n_features,
-            features,
-            labels,
-            query_offsets,
-            query_ids,
-            doc_ids,
-        })
+        Ok(Self { n_features, features, labels, query_offsets, query_ids, doc_ids })
     }
 
     /// Number of features per document.
@@ -149,10 +138,7 @@ impl Dataset {
         for &q in queries {
             if q >= self.n_queries() {
                 return Err(Error::InvalidDataset {
-                    reason: format!(
-                        "query index {q} out of range ({} queries)",
-                        self.n_queries()
-                    ),
+                    reason: format!("query index {q} out of range ({} queries)", self.n_queries()),
                 });
             }
             let view = self.query(q);
@@ -171,10 +157,7 @@ impl Dataset {
         let mut b = DatasetBuilder::new(n_features);
         for part in parts {
             if part.n_features != n_features {
-                return Err(Error::FeatureCount {
-                    expected: n_features,
-                    found: part.n_features,
-                });
+                return Err(Error::FeatureCount { expected: n_features, found: part.n_features });
             }
             for q in part.queries() {
                 b.start_query(q.qid);
@@ -268,15 +251,10 @@ impl DatasetBuilder {
     /// Appends one document to the current query.
     pub fn push_doc(&mut self, label: Grade, row: &[f32], doc_id: Option<&str>) -> Result<()> {
         if row.len() != self.n_features {
-            return Err(Error::FeatureCount {
-                expected: self.n_features,
-                found: row.len(),
-            });
+            return Err(Error::FeatureCount { expected: self.n_features, found: row.len() });
         }
         if self.query_ids.len() != self.query_offsets.len() {
-            return Err(Error::InvalidDataset {
-                reason: "document pushed before any query".into(),
-            });
+            return Err(Error::InvalidDataset { reason: "document pushed before any query".into() });
         }
         self.features.extend_from_slice(row);
         self.labels.push(label);
@@ -348,26 +326,10 @@ mod tests {
     #[test]
     fn from_parts_checks_lengths() {
         assert!(
-            Dataset::from_parts(
-                2,
-                vec![0.0; 3],
-                vec![0, 1],
-                vec![0, 2],
-                vec!["q".into()],
-                None
-            )
-            .is_err()
+            Dataset::from_parts(2, vec![0.0; 3], vec![0, 1], vec![0, 2], vec!["q".into()], None).is_err()
         );
         assert!(
-            Dataset::from_parts(
-                1,
-                vec![0.0; 2],
-                vec![0, 1],
-                vec![0, 1],
-                vec!["q".into()],
-                None
-            )
-            .is_err()
+            Dataset::from_parts(1, vec![0.0; 2], vec![0, 1], vec![0, 1], vec!["q".into()], None).is_err()
         );
     }
 }

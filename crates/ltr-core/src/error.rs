@@ -52,18 +52,11 @@ pub enum Error {
 impl Error {
     /// Shorthand for [`Error::InvalidParam`].
     pub fn param(name: &'static str, value: impl std::fmt::Display, reason: &'static str) -> Self {
-        Self::InvalidParam {
-            name,
-            value: value.to_string(),
-            reason,
-        }
+        Self::InvalidParam { name, value: value.to_string(), reason }
     }
 
     /// Shorthand for [`Error::Fit`].
     pub fn fit(algorithm: &'static str, reason: impl Into<String>) -> Self {
-        Self::Fit {
-            algorithm,
-            reason: reason.into(),
-        }
+        Self::Fit { algorithm, reason: reason.into() }
     }
 }

@@ -37,9 +37,7 @@ impl Rng {
     /// A stream for `seed`. The 32-byte ChaCha key is `sha256(seed as 8 LE bytes)`.
     pub fn new(seed: u64) -> Self {
         let key: [u8; 32] = Sha256::digest(seed.to_le_bytes()).into();
-        Self {
-            inner: ChaCha8Rng::from_seed(key),
-        }
+        Self { inner: ChaCha8Rng::from_seed(key) }
     }
 
     /// A child stream derived from this stream's next output and a name; the parent advances
@@ -135,11 +133,7 @@ mod tests {
         assert_eq!(derive_seed(42, &["OHSUMED", "fold1"]), GOLDEN_DERIVE);
     }
 
-    const GOLDEN_42: [u64; 3] = [
-        3348592283579772154,
-        12827193157245766641,
-        9594120055337333221,
-    ];
+    const GOLDEN_42: [u64; 3] = [3348592283579772154, 12827193157245766641, 9594120055337333221];
     const GOLDEN_DERIVE: u64 = 2309936553361009882;
 
     #[test]

@@ -61,16 +61,10 @@ pub trait Ranker: Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send 
 /// The checks every `score` implementation starts with.
 pub fn check_scoring(n_features: usize, data: &Dataset, out: &[f64]) -> Result<()> {
     if data.n_features() != n_features {
-        return Err(Error::FeatureCount {
-            expected: n_features,
-            found: data.n_features(),
-        });
+        return Err(Error::FeatureCount { expected: n_features, found: data.n_features() });
     }
     if out.len() != data.n_docs() {
-        return Err(Error::ScoreBuffer {
-            expected: data.n_docs(),
-            found: out.len(),
-        });
+        return Err(Error::ScoreBuffer { expected: data.n_docs(), found: out.len() });
     }
     Ok(())
 }

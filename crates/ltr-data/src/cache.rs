@@ -1,7 +1,43 @@
 //! The local data cache: `$LTR_DATA_DIR` (default: the per-user cache folder), laid out like
 //! a collection root, holding uncompressed, verified files.
+//!
+//! Besides the data files, the cache root holds:
+//!
+//! * `stamps.json`: for every verified file (relative path), its size, modification time
+//!   and sha256. A file whose size and mtime still match its stamp (and whose stamped hash
+//!   is the one expected) is known good without being read again; a file whose size or
+//!   mtime changed is re-hashed.
+//! * `recorded-sha256.json`: hashes recorded on first success for files the manifests have
+//!   no hash for (LETOR 3.0 Gov, MQ2007, MSLR-WEB). Once recorded, such a hash is used for
+//!   verification exactly like a manifest hash.
+//! * `.downloads/`: official archives (and their resumable `.part` files).
+//! * `.staging/`: short-lived extraction and copy folders (removed when done).
+//!
+//! Both JSON files are rewritten atomically (temporary file + rename). A missing or
+//! unreadable JSON file only costs re-hashing (stamps) or a fresh download (records).
 
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::DataError;
+use crate::manifest::Variant;
+use crate::reader::hex;
+
+/// File name of the stamp record in the cache root.
+pub const STAMPS_FILE: &str = "stamps.json";
+/// File name of the locally recorded hashes in the cache root.
+pub const RECORDED_FILE: &str = "recorded-sha256.json";
+/// Folder (in the cache root) of downloaded archives.
+pub const DOWNLOADS_DIR: &str = ".downloads";
+/// Folder (in the cache root) of temporary extraction and copy folders.
+pub const STAGING_DIR: &str = ".staging";
 
 /// The default cache root: `$LTR_DATA_DIR`, else `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`.
 pub fn default_data_dir() -> PathBuf {
@@ -23,6 +59,54 @@ pub struct DataCache {
     root: PathBuf,
 }
 
+/// What the cache knows about one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileStatus {
+    /// Present and matching the known hash.
+    Verified {
+        /// Its local path.
+        path: PathBuf,
+        /// Whether it had to be read and hashed (no stamp, or size/mtime changed).
+        rehashed: bool,
+    },
+    /// Not in the cache.
+    Missing,
+    /// Present, but no hash is known for it (neither manifest nor recorded): unverifiable.
+    Unknown {
+        /// Its local path.
+        path: PathBuf,
+    },
+    /// Present, but its content does not match the known hash.
+    Mismatch {
+        /// Its local path.
+        path: PathBuf,
+        /// The known hash.
+        expected: String,
+        /// The hash of the file.
+        actual: String,
+    },
+}
+
+/// One stamp: what a verified file looked like when it was last hashed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    size: u64,
+    mtime_ns: u64,
+    sha256: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Stamps {
+    #[serde(default)]
+    files: BTreeMap<String, Stamp>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Recorded {
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+}
+
 impl DataCache {
     /// A cache at `root` (created on first write).
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -37,5 +121,394 @@ impl DataCache {
     /// Absolute path of a file relative to the collection root.
     pub fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
+    }
+
+    /// The folder of downloaded archives.
+    pub fn downloads_dir(&self) -> PathBuf {
+        self.root.join(DOWNLOADS_DIR)
+    }
+
+    /// The folder of temporary staging folders.
+    pub fn staging_dir(&self) -> PathBuf {
+        self.root.join(STAGING_DIR)
+    }
+
+    /// Local path of a variant file if it is present and verified (manifest or recorded
+    /// hash, via the stamp), else `None`. Unchanged stamped files are not read; others are
+    /// hashed once and stamped.
+    pub fn verified_path(&self, variant: &Variant, file: &str) -> Option<PathBuf> {
+        match self.status(variant, file) {
+            Ok(FileStatus::Verified { path, .. }) => Some(path),
+            Ok(_) => None,
+            Err(e) => {
+                log::warn!("{e}");
+                None
+            }
+        }
+    }
+
+    /// The sha256 the cache knows for a variant file (manifest hash, else recorded).
+    pub fn known_sha256(&self, variant: &Variant, file: &str) -> Option<String> {
+        match variant.sha256_of(file) {
+            Some(h) => Some(h.to_owned()),
+            None => self.recorded_sha256(&variant.rel_path(file)),
+        }
+    }
+
+    /// The hash recorded locally for a path relative to the collection root, if any.
+    pub fn recorded_sha256(&self, rel: &str) -> Option<String> {
+        self.load_recorded().files.get(rel).cloned()
+    }
+
+    /// The state of a variant file: verified (re-hashing it only if its stamp is missing or
+    /// stale), missing, unverifiable or corrupt. Nothing is deleted here.
+    pub fn status(&self, variant: &Variant, file: &str) -> Result<FileStatus, DataError> {
+        let expected = self.known_sha256(variant, file);
+        self.status_rel(&variant.rel_path(file), expected.as_deref())
+    }
+
+    /// [`DataCache::status`] for any path relative to the root, against `expected`.
+    pub fn status_rel(&self, rel: &str, expected: Option<&str>) -> Result<FileStatus, DataError> {
+        let path = self.path(rel);
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => m,
+            Ok(_) => return Ok(FileStatus::Missing),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileStatus::Missing),
+            Err(source) => return Err(DataError::Io { path, source }),
+        };
+        let Some(expected) = expected else {
+            return Ok(FileStatus::Unknown { path });
+        };
+        let size = meta.len();
+        let mtime = mtime_ns(&meta);
+        let mut stamps = self.load_stamps();
+        if let (Some(stamp), Some(mtime)) = (stamps.files.get(rel), mtime)
+            && stamp.size == size
+            && stamp.mtime_ns == mtime
+            && stamp.sha256 == expected
+        {
+            return Ok(FileStatus::Verified {
+                path,
+                rehashed: false,
+            });
+        }
+        log::debug!("hashing {} (no valid stamp)", path.display());
+        let (actual, _) = sha256_file(&path)?;
+        if actual == expected {
+            // Re-read the metadata: the stamp describes what was hashed.
+            if let Some(stamp) = stamp_of(&path, &actual) {
+                stamps.files.insert(rel.to_owned(), stamp);
+                if let Err(e) = self.save_stamps(&stamps) {
+                    log::warn!("cannot update the stamp record: {e}");
+                }
+            }
+            Ok(FileStatus::Verified {
+                path,
+                rehashed: true,
+            })
+        } else {
+            if stamps.files.remove(rel).is_some()
+                && let Err(e) = self.save_stamps(&stamps)
+            {
+                log::warn!("cannot update the stamp record: {e}");
+            }
+            Ok(FileStatus::Mismatch {
+                path,
+                expected: expected.to_owned(),
+                actual,
+            })
+        }
+    }
+
+    /// Deletes a cached file (relative to the root) and its stamp. A missing file is fine.
+    pub fn remove(&self, rel: &str) -> Result<(), DataError> {
+        let path = self.path(rel);
+        let mut stamps = self.load_stamps();
+        if stamps.files.remove(rel).is_some() {
+            self.save_stamps(&stamps)?;
+        }
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(DataError::Io { path, source }),
+        }
+    }
+
+    /// Moves a staged file (on the same file system, normally under [`Self::staging_dir`])
+    /// into place as the variant file, after checking `actual` (its sha256) against the
+    /// known hash. With no known hash, `actual` is recorded and the file is installed
+    /// unverified (returns `false`); otherwise returns `true`. On a mismatch the staged
+    /// file is deleted and [`DataError::Checksum`] names the file and both hashes.
+    pub(crate) fn commit(
+        &self,
+        variant: &Variant,
+        file: &str,
+        staged: &Path,
+        actual: &str,
+    ) -> Result<bool, DataError> {
+        let rel = variant.rel_path(file);
+        let expected = self.known_sha256(variant, file);
+        let verified = match &expected {
+            Some(e) if e != actual => {
+                remove_quietly(staged);
+                return Err(DataError::Checksum {
+                    file: rel,
+                    expected: e.clone(),
+                    actual: actual.to_owned(),
+                });
+            }
+            Some(_) => true,
+            None => false,
+        };
+        self.commit_rel(&rel, staged, actual)?;
+        if !verified {
+            log::warn!(
+                "UNVERIFIED: {rel}: no published sha256 is known; recorded {actual} as its \
+                 hash in {}",
+                self.root.join(RECORDED_FILE).display()
+            );
+            let mut rec = self.load_recorded();
+            rec.files.insert(rel, actual.to_owned());
+            self.save_json(RECORDED_FILE, &rec)?;
+        }
+        Ok(verified)
+    }
+
+    /// Atomically moves `staged` to `rel` and stamps it with `sha256` (already checked).
+    pub(crate) fn commit_rel(&self, rel: &str, staged: &Path, sha256: &str) -> Result<(), DataError> {
+        let dest = self.path(rel);
+        if let Some(parent) = dest.parent() {
+            create_dir_all(parent)?;
+        }
+        std::fs::rename(staged, &dest).map_err(|source| {
+            remove_quietly(staged);
+            DataError::Io {
+                path: dest.clone(),
+                source,
+            }
+        })?;
+        let mut stamps = self.load_stamps();
+        match stamp_of(&dest, sha256) {
+            Some(stamp) => {
+                stamps.files.insert(rel.to_owned(), stamp);
+            }
+            None => {
+                stamps.files.remove(rel);
+            }
+        }
+        self.save_stamps(&stamps)
+    }
+
+    fn load_stamps(&self) -> Stamps {
+        self.load_json(STAMPS_FILE)
+    }
+
+    fn save_stamps(&self, stamps: &Stamps) -> Result<(), DataError> {
+        self.save_json(STAMPS_FILE, stamps)
+    }
+
+    fn load_recorded(&self) -> Recorded {
+        self.load_json(RECORDED_FILE)
+    }
+
+    fn load_json<T: Default + serde::de::DeserializeOwned>(&self, name: &str) -> T {
+        let path = self.root.join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                log::warn!("{}: unreadable ({e}); starting afresh", path.display());
+                T::default()
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => T::default(),
+            Err(e) => {
+                log::warn!("{}: {e}", path.display());
+                T::default()
+            }
+        }
+    }
+
+    fn save_json<T: Serialize>(&self, name: &str, value: &T) -> Result<(), DataError> {
+        let path = self.root.join(name);
+        let io = |source| DataError::Io {
+            path: path.clone(),
+            source,
+        };
+        create_dir_all(&self.root)?;
+        let text = serde_json::to_vec_pretty(value)
+            .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let tmp = self.root.join(format!(
+            ".{name}.{}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = File::create(&tmp)
+            .and_then(|mut f| f.write_all(&text).and_then(|()| f.sync_all()));
+        if let Err(e) = written {
+            remove_quietly(&tmp);
+            return Err(io(e));
+        }
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            remove_quietly(&tmp);
+            io(e)
+        })
+    }
+}
+
+/// The modification time in nanoseconds since the epoch, if the platform has one.
+fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
+    let d = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+    u64::try_from(d.as_nanos()).ok()
+}
+
+fn stamp_of(path: &Path, sha256: &str) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some(Stamp {
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta)?,
+        sha256: sha256.to_owned(),
+    })
+}
+
+/// The lowercase hex sha256 and the size of a file.
+pub fn sha256_file(path: &Path) -> Result<(String, u64), DataError> {
+    let io = |source| DataError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut f = File::open(path).map_err(io)?;
+    sha256_reader(&mut f).map_err(io)
+}
+
+/// The lowercase hex sha256 and the length of everything a reader yields.
+pub(crate) fn sha256_reader(r: &mut impl Read) -> std::io::Result<(String, u64)> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&buf[..n]);
+        total += n as u64;
+    }
+    Ok((hex(&hasher.finalize()), total))
+}
+
+pub(crate) fn create_dir_all(dir: &Path) -> Result<(), DataError> {
+    std::fs::create_dir_all(dir).map_err(|source| DataError::Io {
+        path: dir.to_owned(),
+        source,
+    })
+}
+
+/// Deletes a file, logging (not failing) if that is impossible.
+pub(crate) fn remove_quietly(path: &Path) {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => log::warn!("cannot delete {}: {e}", path.display()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn variant() -> Variant {
+        let text = r#"
+collection = "t"
+title = "t"
+homepage = "h"
+citation = "c"
+convention = "letor3"
+[[archives]]
+name = "a.zip"
+urls = []
+format = "zip"
+[[datasets]]
+name = "D"
+features = 2
+labels = [0, 1]
+default_variant = "v"
+[[datasets.variants]]
+name = "v"
+archive = "a.zip"
+archive_root = "D"
+path = "t/D"
+folds = 1
+train = "train.txt"
+vali = "vali.txt"
+test = "test.txt"
+[datasets.variants.sha256]
+"Fold1/train.txt" = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+"#;
+        let m = crate::Manifest::parse(text, Path::new("t.toml")).unwrap();
+        m.datasets[0].variants[0].clone()
+    }
+
+    #[test]
+    fn stamps_avoid_rehashing_and_detect_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DataCache::new(dir.path());
+        let v = variant();
+        assert_eq!(cache.status(&v, "Fold1/train.txt").unwrap(), FileStatus::Missing);
+        let p = cache.path("t/D/Fold1/train.txt");
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, b"hello").unwrap();
+        assert!(matches!(
+            cache.status(&v, "Fold1/train.txt").unwrap(),
+            FileStatus::Verified { rehashed: true, .. }
+        ));
+        assert!(matches!(
+            cache.status(&v, "Fold1/train.txt").unwrap(),
+            FileStatus::Verified {
+                rehashed: false,
+                ..
+            }
+        ));
+        assert_eq!(cache.verified_path(&v, "Fold1/train.txt"), Some(p.clone()));
+        std::fs::write(&p, b"hellO").unwrap();
+        let f = File::options().write(true).open(&p).unwrap();
+        f.set_modified(UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+            .unwrap();
+        drop(f);
+        assert!(matches!(
+            cache.status(&v, "Fold1/train.txt").unwrap(),
+            FileStatus::Mismatch { .. }
+        ));
+        assert_eq!(cache.verified_path(&v, "Fold1/train.txt"), None);
+        // No hash known at all: present but unverifiable.
+        let q = cache.path("t/D/Fold1/test.txt");
+        std::fs::write(&q, b"x").unwrap();
+        assert!(matches!(
+            cache.status(&v, "Fold1/test.txt").unwrap(),
+            FileStatus::Unknown { .. }
+        ));
+        assert_eq!(cache.known_sha256(&v, "Fold1/test.txt"), None);
+    }
+
+    #[test]
+    fn commit_records_unknown_hashes_and_refuses_mismatches() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = DataCache::new(dir.path());
+        let v = variant();
+        let staged = dir.path().join("staged");
+        std::fs::write(&staged, b"data").unwrap();
+        let (h, _) = sha256_file(&staged).unwrap();
+        assert!(!cache.commit(&v, "Fold1/test.txt", &staged, &h).unwrap());
+        assert_eq!(cache.known_sha256(&v, "Fold1/test.txt"), Some(h.clone()));
+        assert!(cache.verified_path(&v, "Fold1/test.txt").is_some());
+
+        std::fs::write(&staged, b"data").unwrap();
+        let e = cache
+            .commit(&v, "Fold1/train.txt", &staged, &h)
+            .unwrap_err();
+        assert!(matches!(e, DataError::Checksum { .. }), "{e}");
+        assert!(!staged.exists());
+        assert!(!cache.path("t/D/Fold1/train.txt").exists());
     }
 }

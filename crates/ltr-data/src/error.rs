@@ -40,9 +40,7 @@ pub enum ParseErrorKind {
         limit: usize,
     },
     /// A qid seen before, after another query started.
-    #[error(
-        "query id reappears after another query started (its query began at line {first_line})"
-    )]
+    #[error("query id reappears after another query started (its query began at line {first_line})")]
     QidReappears {
         /// Line where the query first started.
         first_line: usize,
@@ -125,6 +123,14 @@ pub enum DataError {
         /// The archive.
         path: PathBuf,
         /// What went wrong.
+        reason: String,
+    },
+    /// A mirror setting that cannot be used (`--mirror`, `LTR_MIRROR`).
+    #[error("mirror {mirror}: {reason}")]
+    Mirror {
+        /// The mirror as given.
+        mirror: String,
+        /// What is wrong.
         reason: String,
     },
     /// A dataset that is neither in the cache, nor on the mirror, nor downloadable.

@@ -15,6 +15,7 @@ mod error;
 pub mod fetch;
 pub mod manifest;
 pub mod reader;
+pub mod scores;
 
 pub use error::{DataError, ParseErrorKind};
 pub use manifest::{Manifest, Split};

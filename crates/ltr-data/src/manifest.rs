@@ -166,37 +166,25 @@ fn default_fold_dir() -> String {
 impl Manifest {
     /// A built-in manifest by collection id.
     pub fn builtin(collection: &str) -> Result<Self, DataError> {
-        let (name, text) = BUILTIN
-            .iter()
-            .find(|(n, _)| *n == collection)
-            .ok_or_else(|| {
-                DataError::NotInManifest(format!(
-                    "unknown collection `{collection}` (known: {})",
-                    BUILTIN
-                        .iter()
-                        .map(|(n, _)| *n)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?;
+        let (name, text) = BUILTIN.iter().find(|(n, _)| *n == collection).ok_or_else(|| {
+            DataError::NotInManifest(format!(
+                "unknown collection `{collection}` (known: {})",
+                BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
         Self::parse(text, Path::new(&format!("datasets/{name}.toml")))
     }
 
     /// Loads and checks a manifest file.
     pub fn load(path: &Path) -> Result<Self, DataError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DataError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| DataError::Io { path: path.to_owned(), source })?;
         Self::parse(&text, path)
     }
 
     /// Parses and checks manifest text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self, DataError> {
-        let bad = |reason: String| DataError::Manifest {
-            path: path.to_owned(),
-            reason,
-        };
+        let bad = |reason: String| DataError::Manifest { path: path.to_owned(), reason };
         let m: Manifest = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         m.check().map_err(bad)?;
         Ok(m)
@@ -225,10 +213,7 @@ impl Manifest {
             }
             for v in &d.variants {
                 if !names.contains(v.archive.as_str()) {
-                    return Err(format!(
-                        "{}/{}: archive `{}` is not listed",
-                        d.name, v.name, v.archive
-                    ));
+                    return Err(format!("{}/{}: archive `{}` is not listed", d.name, v.name, v.archive));
                 }
                 if v.folds == 0 {
                     return Err(format!("{}/{}: folds must be at least 1", d.name, v.name));
@@ -250,20 +235,13 @@ impl Manifest {
 
     /// A data set by name (case-insensitive).
     pub fn dataset(&self, name: &str) -> Result<&DatasetEntry, DataError> {
-        self.datasets
-            .iter()
-            .find(|d| d.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                DataError::NotInManifest(format!(
-                    "collection `{}` has no dataset `{name}` (it has: {})",
-                    self.collection,
-                    self.datasets
-                        .iter()
-                        .map(|d| d.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })
+        self.datasets.iter().find(|d| d.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            DataError::NotInManifest(format!(
+                "collection `{}` has no dataset `{name}` (it has: {})",
+                self.collection,
+                self.datasets.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ")
+            ))
+        })
     }
 
     /// An archive by name.
@@ -271,9 +249,7 @@ impl Manifest {
         self.archives
             .iter()
             .find(|a| a.name == name)
-            .ok_or_else(|| {
-                DataError::NotInManifest(format!("no archive `{name}` in `{}`", self.collection))
-            })
+            .ok_or_else(|| DataError::NotInManifest(format!("no archive `{name}` in `{}`", self.collection)))
     }
 
     /// The convention a data set is reported with.
@@ -285,28 +261,18 @@ impl Manifest {
 impl DatasetEntry {
     /// A variant by name (case-insensitive).
     pub fn variant(&self, name: &str) -> Result<&Variant, DataError> {
-        self.variants
-            .iter()
-            .find(|v| v.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                DataError::NotInManifest(format!(
-                    "dataset `{}` has no variant `{name}` (it has: {})",
-                    self.name,
-                    self.variants
-                        .iter()
-                        .map(|v| v.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })
+        self.variants.iter().find(|v| v.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+            DataError::NotInManifest(format!(
+                "dataset `{}` has no variant `{name}` (it has: {})",
+                self.name,
+                self.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
+            ))
+        })
     }
 
     /// The default variant.
     pub fn default_variant(&self) -> &Variant {
-        self.variants
-            .iter()
-            .find(|v| v.name == self.default_variant)
-            .unwrap_or(&self.variants[0])
+        self.variants.iter().find(|v| v.name == self.default_variant).unwrap_or(&self.variants[0])
     }
 }
 
@@ -345,10 +311,7 @@ impl Variant {
 }
 
 fn check_hash(h: &str) -> Result<(), String> {
-    if h.len() == 64
-        && h.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    {
+    if h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
         Ok(())
     } else {
         Err(format!("`{h}` is not a lowercase hex sha256"))
@@ -381,34 +344,20 @@ mod tests {
         }
         let v = d.variant("QueryLevelNorm").unwrap();
         assert_eq!(v.fold_file(3, Split::Vali), "Fold3/vali.txt");
-        assert_eq!(
-            v.rel_path("Fold3/vali.txt"),
-            "letor3/OHSUMED/QueryLevelNorm/Fold3/vali.txt"
-        );
+        assert_eq!(v.rel_path("Fold3/vali.txt"), "letor3/OHSUMED/QueryLevelNorm/Fold3/vali.txt");
         let m4 = Manifest::builtin("letor4").unwrap();
         let mq = m4.dataset("MQ2008").unwrap();
         assert_eq!(mq.default_variant().files().len(), 20);
-        assert!(
-            mq.default_variant()
-                .files()
-                .iter()
-                .all(|f| mq.default_variant().sha256_of(f).is_some())
-        );
+        assert!(mq.default_variant().files().iter().all(|f| mq.default_variant().sha256_of(f).is_some()));
     }
 
     #[test]
     fn bad_manifests_are_rejected_with_the_reason() {
-        let text = Manifest::builtin("letor4")
-            .map(|m| toml::to_string(&m).unwrap())
-            .unwrap();
+        let text = Manifest::builtin("letor4").map(|m| toml::to_string(&m).unwrap()).unwrap();
         let broken = text.replacen("archive = \"MQ2008.rar\"", "archive = \"nope.rar\"", 1);
-        let e = Manifest::parse(&broken, Path::new("x.toml"))
-            .unwrap_err()
-            .to_string();
+        let e = Manifest::parse(&broken, Path::new("x.toml")).unwrap_err().to_string();
         assert!(e.contains("x.toml") && e.contains("nope.rar"), "{e}");
-        let e = Manifest::parse("collection = 1", Path::new("y.toml"))
-            .unwrap_err()
-            .to_string();
+        let e = Manifest::parse("collection = 1", Path::new("y.toml")).unwrap_err().to_string();
         assert!(e.contains("y.toml"), "{e}");
     }
 }

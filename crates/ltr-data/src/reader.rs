@@ -51,10 +51,7 @@ pub struct Loaded {
 
 /// Reads a LETOR file (plain or gzip) from disk.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Loaded, DataError> {
-    let io = |source| DataError::Io {
-        path: path.to_owned(),
-        source,
-    };
+    let io = |source| DataError::Io { path: path.to_owned(), source };
     let mut file = File::open(path).map_err(io)?;
     let mut magic = [0u8; 2];
     let n = read_up_to(&mut file, &mut magic).map_err(io)?;
@@ -81,11 +78,7 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 /// Reads LETOR text from any reader (already decompressed). `source` names it in errors.
-pub fn read_from(
-    mut reader: impl Read,
-    source: &str,
-    opts: &ReadOptions,
-) -> Result<Loaded, DataError> {
+pub fn read_from(mut reader: impl Read, source: &str, opts: &ReadOptions) -> Result<Loaded, DataError> {
     const CHUNK: usize = 1 << 20;
     let mut parser = Parser::new(source, opts);
     let mut hasher = opts.sha256.then(Sha256::new);
@@ -99,10 +92,7 @@ pub fn read_from(
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    return Err(DataError::Io {
-                        path: source.into(),
-                        source: e,
-                    });
+                    return Err(DataError::Io { path: source.into(), source: e });
                 }
             }
         };
@@ -127,11 +117,7 @@ pub fn read_from(
     }
     let dataset = parser.finish()?;
     let sha256 = hasher.map(|h| hex(&h.finalize()));
-    Ok(Loaded {
-        dataset,
-        sha256,
-        bytes,
-    })
+    Ok(Loaded { dataset, sha256, bytes })
 }
 
 /// Parses LETOR text held in memory.
@@ -192,12 +178,7 @@ impl<'a> Parser<'a> {
     }
 
     fn err(&self, kind: ParseErrorKind, token: &[u8]) -> DataError {
-        DataError::Parse {
-            file: self.source.to_owned(),
-            line: self.line_no,
-            token: show_token(token),
-            kind,
-        }
+        DataError::Parse { file: self.source.to_owned(), line: self.line_no, token: show_token(token), kind }
     }
 
     fn line(&mut self, raw: &[u8]) -> Result<(), DataError> {
@@ -211,22 +192,17 @@ impl<'a> Parser<'a> {
         let Some(label_tok) = tokens.next() else {
             return Ok(()); // blank or comment-only line
         };
-        let label =
-            parse_grade(label_tok).ok_or_else(|| self.err(ParseErrorKind::Label, label_tok))?;
+        let label = parse_grade(label_tok).ok_or_else(|| self.err(ParseErrorKind::Label, label_tok))?;
 
-        let qid_tok = tokens
-            .next()
-            .ok_or_else(|| self.err(ParseErrorKind::MissingQid, b""))?;
-        let qid = qid_tok
-            .strip_prefix(b"qid:")
-            .ok_or_else(|| self.err(ParseErrorKind::MissingQid, qid_tok))?;
+        let qid_tok = tokens.next().ok_or_else(|| self.err(ParseErrorKind::MissingQid, b""))?;
+        let qid =
+            qid_tok.strip_prefix(b"qid:").ok_or_else(|| self.err(ParseErrorKind::MissingQid, qid_tok))?;
         if qid.is_empty() {
             return Err(self.err(ParseErrorKind::EmptyQid, qid_tok));
         }
         let same_query = self.qids.last().is_some_and(|q| q.as_bytes() == qid);
         if !same_query {
-            let qid_str =
-                std::str::from_utf8(qid).map_err(|_| self.err(ParseErrorKind::Utf8, qid_tok))?;
+            let qid_str = std::str::from_utf8(qid).map_err(|_| self.err(ParseErrorKind::Utf8, qid_tok))?;
             if let Some(&first) = self.seen.get(qid_str) {
                 return Err(self.err(ParseErrorKind::QidReappears { first_line: first }, qid_tok));
             }
@@ -242,12 +218,9 @@ impl<'a> Parser<'a> {
         self.features.resize(row_start + self.stride, 0.0);
         let mut prev = 0usize;
         while let Some(tok) = tokens.next() {
-            let colon = tok
-                .iter()
-                .position(|&b| b == b':')
-                .ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
-            let index =
-                parse_index(&tok[..colon]).ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
+            let colon =
+                tok.iter().position(|&b| b == b':').ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
+            let index = parse_index(&tok[..colon]).ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
             if index == 0 {
                 return Err(self.err(ParseErrorKind::ZeroIndex, tok));
             }
@@ -280,9 +253,7 @@ impl<'a> Parser<'a> {
         let doc_id = comment.and_then(doc_id_of);
         self.any_doc_id |= doc_id.is_some();
         let doc_id = match doc_id {
-            Some(d) => std::str::from_utf8(d)
-                .map_err(|_| self.err(ParseErrorKind::Utf8, d))?
-                .to_owned(),
+            Some(d) => std::str::from_utf8(d).map_err(|_| self.err(ParseErrorKind::Utf8, d))?.to_owned(),
             None => String::new(),
         };
         self.doc_ids.push(doc_id);
@@ -304,9 +275,7 @@ impl<'a> Parser<'a> {
 
     fn finish(mut self) -> Result<Dataset, DataError> {
         if self.labels.is_empty() {
-            return Err(DataError::Empty {
-                file: self.source.to_owned(),
-            });
+            return Err(DataError::Empty { file: self.source.to_owned() });
         }
         self.offsets.push(self.labels.len());
         let width = self.limit.unwrap_or(self.max_index);
@@ -320,18 +289,8 @@ impl<'a> Parser<'a> {
             self.features = dense;
         }
         let doc_ids = self.any_doc_id.then_some(self.doc_ids);
-        Dataset::from_parts(
-            width,
-            self.features,
-            self.labels,
-            self.offsets,
-            self.qids,
-            doc_ids,
-        )
-        .map_err(|e| DataError::Invalid {
-            file: self.source.to_owned(),
-            source: e,
-        })
+        Dataset::from_parts(width, self.features, self.labels, self.offsets, self.qids, doc_ids)
+            .map_err(|e| DataError::Invalid { file: self.source.to_owned(), source: e })
     }
 }
 
@@ -369,18 +328,12 @@ fn doc_id_of(comment: &[u8]) -> Option<&[u8]> {
     let rest = &comment[p + 5..];
     let rest = trim_start(rest);
     let rest = trim_start(rest.strip_prefix(b"=")?);
-    let end = rest
-        .iter()
-        .position(|&b| b == b' ' || b == b'\t')
-        .unwrap_or(rest.len());
+    let end = rest.iter().position(|&b| b == b' ' || b == b'\t').unwrap_or(rest.len());
     (end > 0).then(|| &rest[..end])
 }
 
 fn trim_start(s: &[u8]) -> &[u8] {
-    let k = s
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(s.len());
+    let k = s.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(s.len());
     &s[k..]
 }
 
@@ -398,9 +351,7 @@ fn parse_grade(tok: &[u8]) -> Option<Grade> {
     if tok.is_empty() || tok.len() > 3 || !tok.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let v = tok
-        .iter()
-        .fold(0u32, |acc, &b| acc * 10 + u32::from(b - b'0'));
+    let v = tok.iter().fold(0u32, |acc, &b| acc * 10 + u32::from(b - b'0'));
     Grade::try_from(v).ok()
 }
 
@@ -409,15 +360,12 @@ fn parse_index(tok: &[u8]) -> Option<usize> {
     if tok.is_empty() || tok.len() > 9 || !tok.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some(
-        tok.iter()
-            .fold(0usize, |acc, &b| acc * 10 + usize::from(b - b'0')),
-    )
+    Some(tok.iter().fold(0usize, |acc, &b| acc * 10 + usize::from(b - b'0')))
 }
 
 const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+    1e19, 1e20, 1e21, 1e22,
 ];
 
 /// Parses a decimal `f32`, correctly rounded (the same value as `str::parse::<f32>`).
@@ -480,11 +428,8 @@ pub(crate) fn parse_f32(tok: &[u8]) -> Option<f32> {
     if mant > (1u64 << 53) || exp10 < -22 || exp10 > 22 {
         return slow_f32(tok);
     }
-    let v = if exp10 < 0 {
-        mant as f64 / POW10[(-exp10) as usize]
-    } else {
-        mant as f64 * POW10[exp10 as usize]
-    };
+    let v =
+        if exp10 < 0 { mant as f64 / POW10[(-exp10) as usize] } else { mant as f64 * POW10[exp10 as usize] };
     // An f64 exactly halfway between two f32s would be rounded twice: defer to std.
     if v.to_bits() & 0x1FFF_FFFF == 0x1000_0000 {
         return slow_f32(tok);
@@ -519,10 +464,7 @@ mod tests {
         assert_eq!(d.labels(), &[2, 0, 1]);
         assert_eq!(d.features(), &[0.5, 1.0, 0.25, 0.0, 0.0, 3.0]);
         assert_eq!(d.query_ids(), &["10".to_string(), "11".to_string()]);
-        assert_eq!(
-            d.doc_ids().unwrap(),
-            &["GX1".to_string(), "GX2".to_string(), "GX3".to_string()]
-        );
+        assert_eq!(d.doc_ids().unwrap(), &["GX1".to_string(), "GX2".to_string(), "GX3".to_string()]);
     }
 
     #[test]
@@ -533,19 +475,11 @@ mod tests {
         assert_eq!(d.row(1)[19], 2.0);
         assert_eq!(d.row(2)[0], 5.0);
         assert_eq!(d.row(2)[1..].iter().filter(|&&v| v != 0.0).count(), 0);
-        let opts = ReadOptions {
-            n_features: Some(25),
-            ..Default::default()
-        };
+        let opts = ReadOptions { n_features: Some(25), ..Default::default() };
         let d = parse_bytes(b"0 qid:1 3:1\n", "t", &opts).unwrap();
         assert_eq!(d.n_features(), 25);
-        let opts = ReadOptions {
-            n_features: Some(2),
-            ..Default::default()
-        };
-        let e = parse_bytes(b"0 qid:1 3:1\n", "t", &opts)
-            .unwrap_err()
-            .to_string();
+        let opts = ReadOptions { n_features: Some(2), ..Default::default() };
+        let e = parse_bytes(b"0 qid:1 3:1\n", "t", &opts).unwrap_err().to_string();
         assert!(e.contains("t:1") && e.contains("3:1"), "{e}");
     }
 
@@ -583,10 +517,7 @@ mod tests {
     #[test]
     fn missing_token_reads_as_zero_only_when_declared() {
         assert!(parse("0 qid:1 1:NULL 2:1\n").is_err());
-        let opts = ReadOptions {
-            missing_token: Some("NULL".into()),
-            ..Default::default()
-        };
+        let opts = ReadOptions { missing_token: Some("NULL".into()), ..Default::default() };
         let d = parse_bytes(b"0 qid:1 1:NULL 2:1\n", "t", &opts).unwrap();
         assert_eq!(d.row(0), &[0.0, 1.0]);
     }
@@ -626,11 +557,7 @@ mod tests {
             );
         }
         for c in ["", "-", "+", ".", "1.2.3", "1x", "0x10", "1e", "--1"] {
-            assert_eq!(
-                parse_f32(c.as_bytes()).is_some(),
-                c.parse::<f32>().is_ok(),
-                "{c:?}"
-            );
+            assert_eq!(parse_f32(c.as_bytes()).is_some(), c.parse::<f32>().is_ok(), "{c:?}");
         }
     }
 
@@ -658,20 +585,10 @@ mod tests {
     #[test]
     fn last_line_without_newline_and_chunked_reader() {
         let text = "1 qid:1 1:1\n0 qid:1 1:2";
-        let loaded = read_from(
-            text.as_bytes(),
-            "t",
-            &ReadOptions {
-                sha256: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let loaded =
+            read_from(text.as_bytes(), "t", &ReadOptions { sha256: true, ..Default::default() }).unwrap();
         assert_eq!(loaded.dataset.n_docs(), 2);
         assert_eq!(loaded.bytes, text.len() as u64);
-        assert_eq!(
-            loaded.sha256.unwrap(),
-            hex(&Sha256::digest(text.as_bytes()))
-        );
+        assert_eq!(loaded.sha256.unwrap(), hex(&Sha256::digest(text.as_bytes())));
     }
 }

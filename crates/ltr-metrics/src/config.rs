@@ -51,9 +51,7 @@ impl std::str::FromStr for Convention {
         Self::ALL
             .into_iter()
             .find(|c| c.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                format!("unknown convention `{s}` (expected letor3, letor4, mslr or standard)")
-            })
+            .ok_or_else(|| format!("unknown convention `{s}` (expected letor3, letor4, mslr or standard)"))
     }
 }
 
@@ -125,10 +123,7 @@ impl EvalConfig {
 
     /// `standard` with the given no-relevant policy.
     pub fn standard(no_relevant: NoRelevant) -> Self {
-        Self {
-            no_relevant,
-            ..Self::official(Convention::Standard)
-        }
+        Self { no_relevant, ..Self::official(Convention::Standard) }
     }
 
     /// Checks that an official convention is not combined with non-official settings.
@@ -147,9 +142,7 @@ impl EvalConfig {
                 ));
             }
             if self.relevant_from != official.relevant_from {
-                return Err(Error::Config(
-                    "official conventions fix the relevance threshold",
-                ));
+                return Err(Error::Config("official conventions fix the relevance threshold"));
             }
         }
         Ok(())
@@ -158,10 +151,7 @@ impl EvalConfig {
     /// Gain of a grade: `2^g - 1`.
     #[inline]
     pub fn gain(&self, grade: Grade) -> f64 {
-        GAINS
-            .get(usize::from(grade))
-            .copied()
-            .unwrap_or_else(|| f64::from(grade).exp2() - 1.0)
+        GAINS.get(usize::from(grade)).copied().unwrap_or_else(|| f64::from(grade).exp2() - 1.0)
     }
 
     /// Discount of 1-based rank `r`, as the scripts compute it: LETOR conventions
@@ -213,10 +203,7 @@ mod tests {
             EvalConfig::official(c).validate().unwrap();
         }
         EvalConfig::standard(NoRelevant::Skip).validate().unwrap();
-        let bad = EvalConfig {
-            no_relevant: NoRelevant::One,
-            ..EvalConfig::official(Convention::Letor3)
-        };
+        let bad = EvalConfig { no_relevant: NoRelevant::One, ..EvalConfig::official(Convention::Letor3) };
         assert!(bad.validate().is_err());
     }
 

@@ -221,70 +221,111 @@ pub(crate) fn metrics_of_ranking(
 }
 
 /// Evaluates every query of a file (labels and query boundaries) against `scores`.
+///
+/// Under the official conventions, documents of one query that share a doc id are collapsed
+/// into the last of them (its grade, score and position), because the official scripts key
+/// documents by doc id. LETOR 4.0's MQ2008 has such duplicates (45 in Fold1's test split).
 pub fn evaluate(
     qids: &[String],
     labels: &[Grade],
     query_offsets: &[usize],
+    doc_ids: Option<&[String]>,
     scores: &[f64],
     cfg: &EvalConfig,
 ) -> Result<Evaluation> {
     cfg.validate()?;
     if scores.len() != labels.len() {
-        return Err(Error::Length {
-            scores: scores.len(),
-            docs: labels.len(),
-        });
+        return Err(Error::Length { scores: scores.len(), docs: labels.len() });
     }
-    let max_grade = cfg
-        .max_grade
-        .unwrap_or_else(|| labels.iter().copied().max().unwrap_or(1));
+    let max_grade = cfg.max_grade.unwrap_or_else(|| labels.iter().copied().max().unwrap_or(1));
     let mut per_query = Vec::with_capacity(qids.len());
-    let mut order = Vec::new();
-    let mut ranked = Vec::new();
+    let mut view = QueryScratch::default();
     for (q, qid) in qids.iter().enumerate() {
-        let (start, end) = (query_offsets[q], query_offsets[q + 1]);
-        let s = &scores[start..end];
-        if let Some(position) = s.iter().position(|x| x.is_nan()) {
-            return Err(Error::NanScore {
-                qid: qid.clone(),
-                doc: start + position,
-                position,
-            });
-        }
-        rank_order(s, &mut order);
-        ranked.clear();
-        ranked.extend(order.iter().map(|&i| labels[start + i]));
-        per_query.push(metrics_of_ranking(qid, &ranked, cfg, max_grade));
+        let range = query_offsets[q]..query_offsets[q + 1];
+        let ranked = view.ranked_labels(qid, range, labels, doc_ids, scores, cfg)?;
+        per_query.push(metrics_of_ranking(qid, ranked, cfg, max_grade));
     }
     let summary = summarize(&per_query, cfg.max_k);
-    Ok(Evaluation {
-        config: *cfg,
-        per_query,
-        summary,
-    })
+    Ok(Evaluation { config: *cfg, per_query, summary })
 }
 
 /// [`evaluate`] on a [`Dataset`].
 pub fn evaluate_dataset(data: &Dataset, scores: &[f64], cfg: &EvalConfig) -> Result<Evaluation> {
-    evaluate(
-        data.query_ids(),
-        data.labels(),
-        data.query_offsets(),
-        scores,
-        cfg,
-    )
+    evaluate(data.query_ids(), data.labels(), data.query_offsets(), data.doc_ids(), scores, cfg)
 }
 
-/// Means over the counted queries, summed in query order.
+/// Reusable buffers that turn one query's scores into its labels in ranked order, applying
+/// the official scripts' doc-id collapsing when it applies.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct QueryScratch {
+    keep: Vec<usize>,
+    kept_scores: Vec<f64>,
+    order: Vec<usize>,
+    ranked: Vec<Grade>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl QueryScratch {
+    /// Labels of the documents in `range`, in ranked order (stable: ties keep file order).
+    pub(crate) fn ranked_labels(
+        &mut self,
+        qid: &str,
+        range: std::ops::Range<usize>,
+        labels: &[Grade],
+        doc_ids: Option<&[String]>,
+        scores: &[f64],
+        cfg: &EvalConfig,
+    ) -> Result<&[Grade]> {
+        let start = range.start;
+        if let Some(position) = scores[range.clone()].iter().position(|x| x.is_nan()) {
+            return Err(Error::NanScore { qid: qid.to_owned(), doc: start + position, position });
+        }
+        self.keep.clear();
+        match doc_ids.filter(|_| cfg.convention.is_official()) {
+            Some(ids) => {
+                // Last occurrence of each doc id wins, at its own position.
+                self.seen.clear();
+                for i in range.rev() {
+                    if ids[i].is_empty() || self.seen.insert(ids[i].clone()) {
+                        self.keep.push(i);
+                    }
+                }
+                self.keep.reverse();
+            }
+            None => self.keep.extend(range),
+        }
+        self.kept_scores.clear();
+        self.kept_scores.extend(self.keep.iter().map(|&i| scores[i]));
+        rank_order(&self.kept_scores, &mut self.order);
+        self.ranked.clear();
+        self.ranked.extend(self.order.iter().map(|&j| labels[self.keep[j]]));
+        Ok(&self.ranked)
+    }
+}
+
+/// The order the official scripts list (and sum) queries in: ascending numeric qid (Perl's
+/// `sort { $a <=> $b }`, stable), or file order when some qid is not a number.
+pub fn script_order(per_query: &[QueryMetrics]) -> Vec<usize> {
+    qid_order(per_query.iter().map(|q| q.qid.as_str()))
+}
+
+/// [`script_order`] of a list of qids.
+pub(crate) fn qid_order<'a>(qids: impl ExactSizeIterator<Item = &'a str>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..qids.len()).collect();
+    let keys: Option<Vec<f64>> = qids.map(|q| q.trim().parse::<f64>().ok()).collect();
+    if let Some(keys) = keys {
+        order.sort_by(|&a, &b| keys[a].partial_cmp(&keys[b]).unwrap_or(std::cmp::Ordering::Equal));
+    }
+    order
+}
+
+/// Means over the counted queries, summed in [`script_order`].
 fn summarize(per_query: &[QueryMetrics], k_max: usize) -> Summary {
-    let counted: Vec<&QueryMetrics> = per_query.iter().filter(|q| q.counted).collect();
+    let counted: Vec<&QueryMetrics> =
+        script_order(per_query).into_iter().map(|i| &per_query[i]).filter(|q| q.counted).collect();
     let m = counted.len();
     let mean = |f: &dyn Fn(&QueryMetrics) -> f64| -> f64 {
-        if m == 0 {
-            0.0
-        } else {
-            counted.iter().map(|q| f(q)).sum::<f64>() / m as f64
-        }
+        if m == 0 { 0.0 } else { counted.iter().map(|q| f(q)).sum::<f64>() / m as f64 }
     };
     Summary {
         n_queries: per_query.len(),
@@ -363,7 +404,7 @@ mod tests {
         let c = cfg(Convention::Letor3);
         let labels = [0, 0, 2, 1];
         let scores = [1.0, 2.0, 3.0, 4.0];
-        let e = evaluate(&["a".into(), "b".into()], &labels, &[0, 2, 4], &scores, &c).unwrap();
+        let e = evaluate(&["a".into(), "b".into()], &labels, &[0, 2, 4], None, &scores, &c).unwrap();
         let a = &e.per_query[0];
         assert!(a.ndcg.iter().all(|&x| x == 0.0));
         assert_eq!(a.average_precision, 0.0);
@@ -382,7 +423,7 @@ mod tests {
             evaluate(
                 &["a".into(), "b".into()],
                 &labels,
-                &[0, 2, 4],
+                &[0, 2, 4], None,
                 &scores,
                 &EvalConfig::standard(p),
             )
@@ -401,6 +442,20 @@ mod tests {
             let m = ranked(&[2, 1, 0], &cfg(c));
             assert_eq!(m.ndcg[4], 0.0);
         }
+    }
+
+    #[test]
+    fn duplicate_doc_ids_collapse_to_the_last_under_official_conventions() {
+        let ids: Vec<String> = ["a", "b", "a"].iter().map(|s| s.to_string()).collect();
+        let labels = [2, 0, 1];
+        let scores = [3.0, 2.0, 1.0];
+        let qids = ["q".to_string()];
+        let l3 = evaluate(&qids, &labels, &[0, 3], Some(&ids), &scores, &cfg(Convention::Letor3)).unwrap();
+        // Seen by the script: b (grade 0, score 2), a (grade 1, score 1) -> ranked [0, 1].
+        assert_eq!(l3.per_query[0].n_docs, 2);
+        assert_eq!(l3.per_query[0].average_precision, 0.5);
+        let st = evaluate(&qids, &labels, &[0, 3], Some(&ids), &scores, &cfg(Convention::Standard)).unwrap();
+        assert_eq!(st.per_query[0].n_docs, 3);
     }
 
     #[test]
@@ -439,7 +494,7 @@ mod tests {
         let e = evaluate(
             &["a".into(), "b".into()],
             &[0, 1, 1],
-            &[0, 2, 3],
+            &[0, 2, 3], None,
             &[0.0, 1.0, f64::NAN],
             &c,
         );

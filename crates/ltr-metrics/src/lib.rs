@@ -26,11 +26,10 @@
 mod config;
 mod eval;
 mod metric;
+pub mod official;
 
 pub use config::{Convention, EvalConfig, NoRelevant};
-pub use eval::{
-    Evaluation, QueryMetrics, Summary, evaluate, evaluate_dataset, evaluate_query, rank_order,
-};
+pub use eval::{Evaluation, QueryMetrics, Summary, evaluate, evaluate_dataset, evaluate_query, rank_order};
 pub use metric::{Metric, MetricScratch};
 
 /// Errors of this crate.

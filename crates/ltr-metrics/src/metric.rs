@@ -4,7 +4,7 @@ use ltr_core::{Dataset, Grade};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::config::EvalConfig;
-use crate::eval::{QueryMetrics, Summary, metrics_of_ranking, rank_order};
+use crate::eval::{QueryMetrics, QueryScratch, Summary, metrics_of_ranking, qid_order, rank_order};
 use crate::{Error, Result};
 
 /// One metric. Written `map`, `mrr`, `mean-ndcg`, `ndcg@K`, `p@K` or `err@K`.
@@ -116,11 +116,7 @@ impl Metric {
                         sum += count as f64 / (pos + 1) as f64;
                     }
                 }
-                if count == 0 {
-                    undefined_fill(cfg)
-                } else {
-                    sum / count as f64
-                }
+                if count == 0 { undefined_fill(cfg) } else { sum / count as f64 }
             }
             _ => {
                 let c = self.config(cfg);
@@ -130,41 +126,33 @@ impl Metric {
         }
     }
 
-    /// The mean of this metric over the counted queries of `data` under `cfg`.
+    /// The mean of this metric over the counted queries of `data` under `cfg` (the same value
+    /// as the full evaluation's mean, doc-id collapsing included).
     pub fn mean(self, data: &Dataset, scores: &[f64], cfg: &EvalConfig) -> Result<f64> {
         if scores.len() != data.n_docs() {
-            return Err(Error::Length {
-                scores: scores.len(),
-                docs: data.n_docs(),
-            });
+            return Err(Error::Length { scores: scores.len(), docs: data.n_docs() });
         }
         let max_grade = cfg.max_grade.unwrap_or_else(|| data.max_grade());
         let c = self.config(cfg);
-        let mut scratch = MetricScratch::default();
-        let (mut sum, mut counted) = (0.0, 0usize);
+        let mut view = QueryScratch::default();
+        let mut ideal = Vec::new();
+        let mut values = Vec::with_capacity(data.n_queries());
         for q in data.queries() {
-            let s = &scores[q.range()];
-            if let Some(position) = s.iter().position(|x| x.is_nan()) {
-                return Err(Error::NanScore {
-                    qid: q.qid.to_owned(),
-                    doc: q.start + position,
-                    position,
-                });
-            }
+            let ranked = view.ranked_labels(q.qid, q.range(), data.labels(), data.doc_ids(), scores, &c)?;
             let skip = c.convention == crate::Convention::Standard
                 && c.no_relevant == crate::NoRelevant::Skip
-                && !q.labels.iter().any(|&g| c.is_relevant(g));
-            if skip {
-                continue;
-            }
-            sum += self.query_value(q.labels, s, &c, max_grade, &mut scratch);
-            counted += 1;
+                && !ranked.iter().any(|&g| c.is_relevant(g));
+            values.push((!skip).then(|| self.ranked_value(ranked, &c, max_grade, &mut ideal)));
         }
-        Ok(if counted == 0 {
-            0.0
-        } else {
-            sum / counted as f64
-        })
+        // Summed in the same order as the full evaluation, so the two agree to the last bit.
+        let (mut sum, mut counted) = (0.0, 0usize);
+        for i in qid_order(data.query_ids().iter().map(String::as_str)) {
+            if let Some(v) = values[i] {
+                sum += v;
+                counted += 1;
+            }
+        }
+        Ok(if counted == 0 { 0.0 } else { sum / counted as f64 })
     }
 }
 
@@ -194,11 +182,7 @@ fn ndcg_ranked(ranked: &[Grade], k: usize, cfg: &EvalConfig, ideal: &mut Vec<Gra
         dcg += cfg.dcg_term(ranked[r], r + 1);
         idcg += cfg.dcg_term(ideal[r], r + 1);
     }
-    if idcg == 0.0 {
-        undefined_fill(cfg)
-    } else {
-        dcg / idcg
-    }
+    if idcg == 0.0 { undefined_fill(cfg) } else { dcg / idcg }
 }
 
 /// Reusable buffers for [`Metric::query_value`].
@@ -290,7 +274,7 @@ mod tests {
         let offsets = [0, 5, 12];
         for conv in Convention::ALL {
             let cfg = EvalConfig::official(conv);
-            let full = evaluate(&qids, &labels, &offsets, &scores, &cfg).unwrap();
+            let full = evaluate(&qids, &labels, &offsets, None, &scores, &cfg).unwrap();
             let mut scratch = MetricScratch::default();
             for (q, qm) in full.per_query.iter().enumerate() {
                 let r = offsets[q]..offsets[q + 1];

@@ -1,0 +1,407 @@
+//! Unpacking archives (`.zip`, `.rar`, `.gz`, `.tar.gz`) into a staging folder.
+//!
+//! Every entry name is checked before anything is written: absolute names, `..`
+//! components, drive prefixes (`C:`) and NUL bytes are refused, so nothing can land outside
+//! the destination folder. Only regular files and folders are extracted; links, devices and
+//! other special entries are skipped (logged at debug level).
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+
+use crate::cache::create_dir_all;
+use crate::error::DataError;
+use crate::fetch::Progress;
+use crate::manifest::ArchiveFormat;
+
+/// Unpacks `archive` (of the given format) into the folder `dest` (created if needed) and
+/// returns the paths of the extracted regular files, relative to `dest`, in archive order.
+///
+/// A `.gz` archive holds one file, named like the archive without `.gz`.
+///
+/// Fails with [`DataError::Archive`] on a damaged archive, an encrypted entry, or an entry
+/// whose name would escape `dest` (e.g. `../evil`); what was written so far stays in `dest`
+/// (callers use a temporary folder).
+pub fn extract(
+    archive: &Path,
+    format: ArchiveFormat,
+    dest: &Path,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, DataError> {
+    create_dir_all(dest)?;
+    let label = format!(
+        "extract {}",
+        archive
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    progress.begin(&label, None);
+    let out = match format {
+        ArchiveFormat::Zip => extract_zip(archive, dest, progress),
+        ArchiveFormat::TarGz => extract_tar_gz(archive, dest, progress),
+        ArchiveFormat::Gz => extract_gz(archive, dest, progress),
+        ArchiveFormat::Rar => extract_rar(archive, dest),
+    };
+    progress.end();
+    out
+}
+
+fn archive_err(archive: &Path, reason: impl std::fmt::Display) -> DataError {
+    DataError::Archive {
+        path: archive.to_owned(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Checks an entry name and turns it into a relative path. `Ok(None)`: the name denotes
+/// the destination itself (`./`). `Err`: the name would escape the destination.
+pub(crate) fn safe_relative(name: &str) -> Result<Option<PathBuf>, String> {
+    if name.contains('\0') {
+        return Err("contains a NUL byte".into());
+    }
+    if name.starts_with('/') || name.starts_with('\\') {
+        return Err("is an absolute path".into());
+    }
+    let mut out = PathBuf::new();
+    for part in name.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => return Err("escapes the extraction folder (`..`)".into()),
+            p if p.contains(':') => return Err("has a drive or stream prefix (`:`)".into()),
+            p => out.push(p),
+        }
+    }
+    Ok((!out.as_os_str().is_empty()).then_some(out))
+}
+
+fn entry_path(archive: &Path, name: &str) -> Result<Option<PathBuf>, DataError> {
+    safe_relative(name).map_err(|why| archive_err(archive, format!("entry `{name}` {why}")))
+}
+
+/// Copies a reader into a new file, reporting bytes.
+fn write_file(
+    mut reader: impl Read,
+    path: &Path,
+    progress: &dyn Progress,
+) -> Result<u64, DataError> {
+    let io = |source| DataError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        create_dir_all(parent)?;
+    }
+    let mut out = BufWriter::new(File::create(path).map_err(io)?);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        out.write_all(&buf[..n]).map_err(io)?;
+        total += n as u64;
+        progress.advance(n as u64);
+    }
+    out.flush().map_err(io)?;
+    Ok(total)
+}
+
+fn open(archive: &Path) -> Result<BufReader<File>, DataError> {
+    File::open(archive)
+        .map(BufReader::new)
+        .map_err(|source| DataError::Io {
+            path: archive.to_owned(),
+            source,
+        })
+}
+
+/// Reading errors inside an archive are archive errors (damaged data), not I/O on `dest`.
+fn reading(archive: &Path, e: DataError) -> DataError {
+    match e {
+        DataError::Io { path, source } => archive_err(
+            archive,
+            format!("extracting to {}: {source}", path.display()),
+        ),
+        other => other,
+    }
+}
+
+fn extract_zip(
+    archive: &Path,
+    dest: &Path,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, DataError> {
+    let mut zip = zip::ZipArchive::new(open(archive)?).map_err(|e| archive_err(archive, e))?;
+    let mut files = Vec::new();
+    for i in 0..zip.len() {
+        let entry = zip
+            .by_index(i)
+            .map_err(|e| archive_err(archive, format!("entry {i}: {e}")))?;
+        let name = match entry.name() {
+            Ok(n) => n.into_owned(),
+            Err(_) => String::from_utf8_lossy(entry.name_raw()).into_owned(),
+        };
+        let rel = entry_path(archive, &name)?;
+        if entry.enclosed_name().is_none() {
+            return Err(archive_err(
+                archive,
+                format!("entry `{name}` escapes the extraction folder"),
+            ));
+        }
+        let Some(rel) = rel else { continue };
+        if entry.is_dir() {
+            create_dir_all(&dest.join(&rel))?;
+            continue;
+        }
+        if entry.is_symlink() {
+            log::debug!("{}: skipping symbolic link `{name}`", archive.display());
+            continue;
+        }
+        if entry.encrypted() {
+            return Err(archive_err(
+                archive,
+                format!("entry `{name}` is encrypted"),
+            ));
+        }
+        write_file(entry, &dest.join(&rel), progress).map_err(|e| reading(archive, e))?;
+        files.push(rel);
+    }
+    Ok(files)
+}
+
+fn extract_tar_gz(
+    archive: &Path,
+    dest: &Path,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, DataError> {
+    let mut tar = tar::Archive::new(MultiGzDecoder::new(open(archive)?));
+    let entries = tar.entries().map_err(|e| archive_err(archive, e))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| archive_err(archive, e))?;
+        let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let Some(rel) = entry_path(archive, &name)? else {
+            continue;
+        };
+        let kind = entry.header().entry_type();
+        if kind.is_dir() {
+            create_dir_all(&dest.join(&rel))?;
+        } else if kind.is_file() || kind.is_contiguous() {
+            write_file(entry, &dest.join(&rel), progress).map_err(|e| reading(archive, e))?;
+            files.push(rel);
+        } else {
+            log::debug!("{}: skipping special entry `{name}`", archive.display());
+        }
+    }
+    Ok(files)
+}
+
+fn extract_gz(
+    archive: &Path,
+    dest: &Path,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, DataError> {
+    let name = archive
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = match name.len().checked_sub(3) {
+        Some(cut) if name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".gz") => {
+            name[..cut].to_owned()
+        }
+        _ => format!("{name}.out"),
+    };
+    let Some(rel) = entry_path(archive, &stem)? else {
+        return Err(archive_err(archive, "cannot derive the name of its file"));
+    };
+    write_file(
+        MultiGzDecoder::new(open(archive)?),
+        &dest.join(&rel),
+        progress,
+    )
+    .map_err(|e| reading(archive, e))?;
+    Ok(vec![rel])
+}
+
+fn extract_rar(archive: &Path, dest: &Path) -> Result<Vec<PathBuf>, DataError> {
+    let rar_err = |e: unrar::error::UnrarError| archive_err(archive, e);
+    let mut open = unrar::Archive::new(archive)
+        .open_for_processing()
+        .map_err(rar_err)?;
+    let mut files = Vec::new();
+    while let Some(header) = open.read_header().map_err(rar_err)? {
+        let entry = header.entry();
+        let name = entry.filename.to_string_lossy().into_owned();
+        let rel = entry_path(archive, &name)?;
+        if entry.is_encrypted() {
+            return Err(archive_err(
+                archive,
+                format!("entry `{name}` is encrypted"),
+            ));
+        }
+        open = match rel {
+            Some(rel) if entry.is_file() => {
+                let target = dest.join(&rel);
+                if let Some(parent) = target.parent() {
+                    create_dir_all(parent)?;
+                }
+                files.push(rel);
+                header.extract_to(&target).map_err(rar_err)?
+            }
+            Some(rel) if entry.is_directory() => {
+                create_dir_all(&dest.join(&rel))?;
+                header.skip().map_err(rar_err)?
+            }
+            _ => header.skip().map_err(rar_err)?,
+        };
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::io::Write;
+
+    use flate2::Compression;
+    use flate2::write::GzEncoder;
+
+    use super::*;
+    use crate::fetch::NoProgress;
+
+    fn zip_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, data) in entries {
+            w.start_file(*name, opts).unwrap();
+            w.write_all(data).unwrap();
+        }
+        w.finish().unwrap().into_inner()
+    }
+
+    fn tar_gz_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let gz = GzEncoder::new(Vec::new(), Compression::fast());
+        let mut b = tar::Builder::new(gz);
+        for (name, data) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_entry_type(tar::EntryType::Regular);
+            // Write the name bytes directly: `set_path` refuses `..`, which we need to test.
+            let raw = &mut h.as_old_mut().name;
+            raw[..name.len()].copy_from_slice(name.as_bytes());
+            h.set_cksum();
+            b.append(&h, *data).unwrap();
+        }
+        b.into_inner().unwrap().finish().unwrap()
+    }
+
+    fn gz_bytes(data: &[u8]) -> Vec<u8> {
+        let mut e = GzEncoder::new(Vec::new(), Compression::fast());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert_eq!(
+            safe_relative("a/./b\\c").unwrap(),
+            Some(PathBuf::from("a/b/c"))
+        );
+        assert_eq!(safe_relative("./").unwrap(), None);
+        for bad in ["../evil", "a/../../evil", "/etc/passwd", "\\x", "C:/x", "a\0b"] {
+            assert!(safe_relative(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn zip_extracts_and_rejects_traversal() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.zip");
+        std::fs::write(
+            &a,
+            zip_bytes(&[("R/Fold1/train.txt", b"1 qid:1 1:1\n"), ("R/x.txt", b"x")]),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let files = extract(&a, ArchiveFormat::Zip, &out, &NoProgress).unwrap();
+        assert_eq!(
+            files,
+            vec![PathBuf::from("R/Fold1/train.txt"), PathBuf::from("R/x.txt")]
+        );
+        assert_eq!(
+            std::fs::read(out.join("R/Fold1/train.txt")).unwrap(),
+            b"1 qid:1 1:1\n"
+        );
+
+        let evil = dir.path().join("evil.zip");
+        std::fs::write(&evil, zip_bytes(&[("ok.txt", b"ok"), ("../evil", b"boom")])).unwrap();
+        let out2 = dir.path().join("sub/out2");
+        let e = extract(&evil, ArchiveFormat::Zip, &out2, &NoProgress).unwrap_err();
+        assert!(
+            matches!(&e, DataError::Archive { .. }) && e.to_string().contains("../evil"),
+            "{e}"
+        );
+        assert!(!dir.path().join("sub/evil").exists());
+        assert!(!dir.path().join("evil").exists());
+    }
+
+    #[test]
+    fn tar_gz_extracts_and_rejects_traversal() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.tar.gz");
+        std::fs::write(&a, tar_gz_bytes(&[("R/S1.txt", b"s1"), ("R/S2.txt", b"s2")])).unwrap();
+        let out = dir.path().join("out");
+        let files = extract(&a, ArchiveFormat::TarGz, &out, &NoProgress).unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(std::fs::read(out.join("R/S2.txt")).unwrap(), b"s2");
+
+        let evil = dir.path().join("evil.tar.gz");
+        std::fs::write(&evil, tar_gz_bytes(&[("../evil", b"boom")])).unwrap();
+        let out2 = dir.path().join("sub/out2");
+        let e = extract(&evil, ArchiveFormat::TarGz, &out2, &NoProgress).unwrap_err();
+        assert!(e.to_string().contains("../evil"), "{e}");
+        assert!(!dir.path().join("sub/evil").exists());
+    }
+
+    #[test]
+    fn gz_extracts_one_file_and_reports_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("data.txt.gz");
+        std::fs::write(&a, gz_bytes(b"hello\r\n")).unwrap();
+        let out = dir.path().join("out");
+        let files = extract(&a, ArchiveFormat::Gz, &out, &NoProgress).unwrap();
+        assert_eq!(files, vec![PathBuf::from("data.txt")]);
+        assert_eq!(std::fs::read(out.join("data.txt")).unwrap(), b"hello\r\n");
+
+        let bad = dir.path().join("bad.gz");
+        let mut bytes = gz_bytes(b"hello hello hello hello");
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&bad, bytes).unwrap();
+        let e = extract(&bad, ArchiveFormat::Gz, &out, &NoProgress).unwrap_err();
+        assert!(matches!(e, DataError::Archive { .. }), "{e}");
+    }
+
+    #[test]
+    fn damaged_archives_are_errors_not_panics() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("junk");
+        std::fs::write(&a, b"this is not an archive at all").unwrap();
+        for f in [
+            ArchiveFormat::Zip,
+            ArchiveFormat::TarGz,
+            ArchiveFormat::Gz,
+            ArchiveFormat::Rar,
+        ] {
+            let e = extract(&a, f, &dir.path().join("o"), &NoProgress).unwrap_err();
+            assert!(matches!(e, DataError::Archive { .. }), "{f:?}: {e}");
+        }
+    }
+}

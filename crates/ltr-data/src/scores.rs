@@ -1,0 +1,51 @@
+//! Score files: one score per line, in the order of the feature file's lines, as written by
+//! `ltr predict` and expected by the official evaluation scripts. RankLib's `-score` output
+//! (`qid<TAB>index<TAB>score`) is accepted too: the last field of a line is the score.
+
+use std::path::Path;
+
+use crate::error::DataError;
+
+/// Reads a score file. Every non-empty line must hold a number (NaN is kept: the metrics
+/// reject it with the query it belongs to); errors name `file:line`.
+pub fn read_scores(path: &Path) -> Result<Vec<f64>, DataError> {
+    let text = std::fs::read(path).map_err(|source| DataError::Io { path: path.to_owned(), source })?;
+    parse_scores(&text, &path.display().to_string())
+}
+
+/// Parses score-file text; `source` names it in errors.
+pub fn parse_scores(text: &[u8], source: &str) -> Result<Vec<f64>, DataError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let fields: Vec<&[u8]> =
+            line.split(|&b| b == b' ' || b == b'\t').filter(|f| !f.is_empty()).collect();
+        let Some(&last) = fields.last() else { continue };
+        let bad = || DataError::Parse {
+            file: source.to_owned(),
+            line: i + 1,
+            token: String::from_utf8_lossy(last).chars().take(40).collect(),
+            kind: crate::ParseErrorKind::Value,
+        };
+        if fields.len() != 1 && fields.len() != 3 {
+            return Err(bad());
+        }
+        let value = std::str::from_utf8(last).ok().and_then(|s| s.parse::<f64>().ok()).ok_or_else(bad)?;
+        out.push(value);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_and_ranklib_layouts() {
+        assert_eq!(parse_scores(b"1\r\n-0.5\n2e3\n", "s").unwrap(), vec![1.0, -0.5, 2000.0]);
+        assert_eq!(parse_scores(b"10\t0\t0.25\n10\t1\t-1\n", "s").unwrap(), vec![0.25, -1.0]);
+        let e = parse_scores(b"1\nabc\n", "s.txt").unwrap_err().to_string();
+        assert!(e.starts_with("s.txt:2:") && e.contains("abc"), "{e}");
+        assert!(parse_scores(b"1 2\n", "s").is_err());
+    }
+}

@@ -1,0 +1,9 @@
+//! End-to-end tests of the `ltr` workspace, one module per topic.
+//!
+//! Tests that need the real LETOR files read them from the mirror: `$LTR_MIRROR`, else
+//! `../shared/datasets` beside the project. Without a mirror they are skipped with a note.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod data;
+mod eval_golden;
