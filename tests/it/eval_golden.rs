@@ -51,16 +51,18 @@ fn full_precision_numbers_agree() {
     for (stem, rel, conv) in CASES {
         for kind in ["ties", "continuous"] {
             let Some(eval) = evaluate_case(rel, &format!("{stem}.{kind}.scores"), conv) else { return };
-            let golden =
-                std::fs::read_to_string(shared().join("eval-golden").join(format!("{stem}.{kind}.official.txt")))
-                    .unwrap();
+            let golden = std::fs::read_to_string(
+                shared().join("eval-golden").join(format!("{stem}.{kind}.official.txt")),
+            )
+            .unwrap();
             let theirs: Vec<f64> = golden
                 .split(['\t', '\n'])
                 .filter_map(|t| t.trim().parse::<f64>().ok())
                 .filter(|_| true)
                 .collect();
             let ours_text = render(&eval, false, Digits::Full);
-            let ours: Vec<f64> = ours_text.split(['\t', '\n']).filter_map(|t| t.trim().parse::<f64>().ok()).collect();
+            let ours: Vec<f64> =
+                ours_text.split(['\t', '\n']).filter_map(|t| t.trim().parse::<f64>().ok()).collect();
             assert_eq!(ours.len(), theirs.len(), "{stem}.{kind}");
             let tol = if conv == Convention::Letor3 { 1e-9 } else { 5e-5 + 1e-12 };
             for (a, b) in ours.iter().zip(&theirs) {

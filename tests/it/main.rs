@@ -4,6 +4,7 @@
 //! `../shared/datasets` beside the project. Without a mirror they are skipped with a note.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli_eval;
 mod common;
 mod data;
 mod eval_golden;

@@ -39,6 +39,9 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// A measure that could not be computed (e.g. NaN scores on the validation split).
+    #[error("evaluation failed: {0}")]
+    Measure(String),
     /// A score buffer whose length is not the document count.
     #[error("score buffer holds {found} entries for {expected} documents")]
     ScoreBuffer {

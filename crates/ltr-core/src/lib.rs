@@ -21,4 +21,4 @@ pub use dataset::{Dataset, DatasetBuilder, Grade, QueryView};
 pub use error::{Error, Result};
 pub use info::{AlgorithmInfo, Family, LossType};
 pub use seed::{Rng, derive_seed};
-pub use traits::{Learner, Params, Ranker, check_scoring};
+pub use traits::{Learner, Measure, Params, Ranker, Validation, check_scoring};

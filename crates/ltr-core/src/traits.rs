@@ -23,14 +23,48 @@ pub trait Params:
     fn validate(&self) -> Result<Self::Checked>;
 }
 
+/// A ranking measure on a data set, higher is better (implemented by `ltr-metrics`).
+///
+/// The core crate knows no metric; the experiment decides which one selects models, and
+/// hands it to learners through [`Validation`].
+pub trait Measure: std::fmt::Debug + Send + Sync {
+    /// A short name for logs (`map`, `ndcg@10 (letor3)`).
+    fn name(&self) -> String;
+    /// The mean over the queries of `data` of the measure of `scores` (one per document).
+    fn mean(&self, data: &Dataset, scores: &[f64]) -> Result<f64>;
+}
+
+/// The validation split and the measure that selects on it (LETOR protocol: the test split
+/// never takes part in any decision).
+#[derive(Debug, Clone, Copy)]
+pub struct Validation<'a> {
+    /// The validation split.
+    pub data: &'a Dataset,
+    /// The selection measure.
+    pub measure: &'a dyn Measure,
+}
+
+impl Validation<'_> {
+    /// The measure of `scores` on the validation data.
+    pub fn evaluate(&self, scores: &[f64]) -> Result<f64> {
+        self.measure.mean(self.data, scores)
+    }
+
+    /// Scores the validation data with `model` and evaluates it.
+    pub fn evaluate_model<R: Ranker>(&self, model: &R) -> Result<f64> {
+        self.evaluate(&model.score_vec(self.data)?)
+    }
+}
+
 /// Validated hyperparameters that can fit a model.
 pub trait Learner: std::fmt::Debug + Send + Sync {
     /// The fitted model.
     type Model: Ranker;
 
-    /// Fits on `train`. `valid` may be used for early stopping or round selection (never the
-    /// test split). `rng` is the only source of randomness.
-    fn fit(&self, train: &Dataset, valid: Option<&Dataset>, rng: &mut Rng) -> Result<Self::Model>;
+    /// Fits on `train`. `valid` may be used for early stopping or round/epoch selection, with
+    /// its measure; without it the learner runs its configured length. `rng` is the only
+    /// source of randomness.
+    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<Self::Model>;
 }
 
 /// A fitted, serialisable model that scores documents independently of each other.

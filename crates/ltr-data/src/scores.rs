@@ -18,8 +18,7 @@ pub fn parse_scores(text: &[u8], source: &str) -> Result<Vec<f64>, DataError> {
     let mut out = Vec::new();
     for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let fields: Vec<&[u8]> =
-            line.split(|&b| b == b' ' || b == b'\t').filter(|f| !f.is_empty()).collect();
+        let fields: Vec<&[u8]> = line.split(|&b| b == b' ' || b == b'\t').filter(|f| !f.is_empty()).collect();
         let Some(&last) = fields.last() else { continue };
         let bad = || DataError::Parse {
             file: source.to_owned(),

@@ -68,11 +68,7 @@ pub struct Evaluation {
 pub fn rank_order(scores: &[f64], order: &mut Vec<usize>) {
     order.clear();
     order.extend(0..scores.len());
-    order.sort_by(|&a, &b| {
-        scores[b]
-            .partial_cmp(&scores[a])
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    order.sort_by(|&a, &b| scores[b].partial_cmp(&scores[a]).unwrap_or(std::cmp::Ordering::Equal));
 }
 
 /// Evaluates one query given its labels and scores in file order.
@@ -86,17 +82,10 @@ pub fn evaluate_query(
     max_grade: Grade,
 ) -> Result<QueryMetrics> {
     if labels.len() != scores.len() {
-        return Err(Error::Length {
-            scores: scores.len(),
-            docs: labels.len(),
-        });
+        return Err(Error::Length { scores: scores.len(), docs: labels.len() });
     }
     if let Some(position) = scores.iter().position(|s| s.is_nan()) {
-        return Err(Error::NanScore {
-            qid: qid.to_owned(),
-            doc: position,
-            position,
-        });
+        return Err(Error::NanScore { qid: qid.to_owned(), doc: position, position });
     }
     let mut order = Vec::with_capacity(labels.len());
     rank_order(scores, &mut order);
@@ -137,11 +126,7 @@ pub(crate) fn metrics_of_ranking(
 
     let ndcg_at = |pos: usize| -> f64 {
         // pos is 0-based and < n.
-        if idcg[pos] == 0.0 {
-            fill_undefined
-        } else {
-            dcg[pos] / idcg[pos]
-        }
+        if idcg[pos] == 0.0 { fill_undefined } else { dcg[pos] / idcg[pos] }
     };
     let ndcg: Vec<f64> = (0..k_max)
         .map(|pos| {
@@ -154,11 +139,7 @@ pub(crate) fn metrics_of_ranking(
             }
         })
         .collect();
-    let mean_ndcg = if n == 0 {
-        0.0
-    } else {
-        (0..n).map(ndcg_at).sum::<f64>() / n as f64
-    };
+    let mean_ndcg = if n == 0 { 0.0 } else { (0..n).map(ndcg_at).sum::<f64>() / n as f64 };
 
     // Precision and average precision.
     let mut rel_prefix = Vec::with_capacity(n);
@@ -187,10 +168,7 @@ pub(crate) fn metrics_of_ranking(
     let (average_precision, reciprocal_rank) = if count == 0 {
         (fill_undefined, fill_undefined)
     } else {
-        (
-            ap_sum / count as f64,
-            first_relevant.map_or(0.0, |p| 1.0 / (p + 1) as f64),
-        )
+        (ap_sum / count as f64, first_relevant.map_or(0.0, |p| 1.0 / (p + 1) as f64))
     };
 
     // ERR (Chapelle et al. 2009), cut at the list length.
@@ -224,7 +202,8 @@ pub(crate) fn metrics_of_ranking(
 ///
 /// Under the official conventions, documents of one query that share a doc id are collapsed
 /// into the last of them (its grade, score and position), because the official scripts key
-/// documents by doc id. LETOR 4.0's MQ2008 has such duplicates (45 in Fold1's test split).
+/// documents by doc id (`$hsQueryDocLabelScore{$qid}{$did}`). The mirrored LETOR files have no
+/// such duplicates; files made by other tools may.
 pub fn evaluate(
     qids: &[String],
     labels: &[Grade],
@@ -262,7 +241,7 @@ pub(crate) struct QueryScratch {
     kept_scores: Vec<f64>,
     order: Vec<usize>,
     ranked: Vec<Grade>,
-    seen: std::collections::HashSet<String>,
+    by_id: Vec<usize>,
 }
 
 impl QueryScratch {
@@ -281,18 +260,23 @@ impl QueryScratch {
             return Err(Error::NanScore { qid: qid.to_owned(), doc: start + position, position });
         }
         self.keep.clear();
-        match doc_ids.filter(|_| cfg.convention.is_official()) {
-            Some(ids) => {
-                // Last occurrence of each doc id wins, at its own position.
-                self.seen.clear();
-                for i in range.rev() {
-                    if ids[i].is_empty() || self.seen.insert(ids[i].clone()) {
-                        self.keep.push(i);
-                    }
-                }
-                self.keep.reverse();
+        self.keep.extend(range);
+        if let Some(ids) = doc_ids.filter(|_| cfg.convention.is_official()) {
+            // Last occurrence of each doc id wins, at its own position: sort positions by
+            // (doc id, position), drop all but the last of each run, restore file order.
+            self.by_id.clear();
+            self.by_id.extend_from_slice(&self.keep);
+            self.by_id.sort_by(|&a, &b| ids[a].cmp(&ids[b]).then(a.cmp(&b)));
+            let dup = self.by_id.windows(2).any(|w| ids[w[0]] == ids[w[1]] && !ids[w[0]].is_empty());
+            if dup {
+                let by_id = &self.by_id;
+                self.keep.clear();
+                self.keep.extend(by_id.iter().enumerate().filter_map(|(j, &i)| {
+                    let last_of_run = by_id.get(j + 1).is_none_or(|&next| ids[next] != ids[i]);
+                    (last_of_run || ids[i].is_empty()).then_some(i)
+                }));
+                self.keep.sort_unstable();
             }
-            None => self.keep.extend(range),
         }
         self.kept_scores.clear();
         self.kept_scores.extend(self.keep.iter().map(|&i| scores[i]));
@@ -420,14 +404,8 @@ mod tests {
         let labels = [0, 0, 1, 0];
         let scores = [1.0, 2.0, 4.0, 3.0];
         let q = |p| {
-            evaluate(
-                &["a".into(), "b".into()],
-                &labels,
-                &[0, 2, 4], None,
-                &scores,
-                &EvalConfig::standard(p),
-            )
-            .unwrap()
+            evaluate(&["a".into(), "b".into()], &labels, &[0, 2, 4], None, &scores, &EvalConfig::standard(p))
+                .unwrap()
         };
         assert_eq!(q(NoRelevant::Zero).summary.map, 0.5);
         assert_eq!(q(NoRelevant::One).summary.map, 1.0);
@@ -491,20 +469,7 @@ mod tests {
     #[test]
     fn nan_scores_are_an_error_naming_the_query() {
         let c = cfg(Convention::Letor3);
-        let e = evaluate(
-            &["a".into(), "b".into()],
-            &[0, 1, 1],
-            &[0, 2, 3], None,
-            &[0.0, 1.0, f64::NAN],
-            &c,
-        );
-        assert_eq!(
-            e.unwrap_err(),
-            Error::NanScore {
-                qid: "b".into(),
-                doc: 2,
-                position: 0
-            }
-        );
+        let e = evaluate(&["a".into(), "b".into()], &[0, 1, 1], &[0, 2, 3], None, &[0.0, 1.0, f64::NAN], &c);
+        assert_eq!(e.unwrap_err(), Error::NanScore { qid: "b".into(), doc: 2, position: 0 });
     }
 }

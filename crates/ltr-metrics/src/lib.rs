@@ -24,11 +24,13 @@
 //! at or above the threshold.
 
 mod config;
+mod criterion;
 mod eval;
 mod metric;
 pub mod official;
 
 pub use config::{Convention, EvalConfig, NoRelevant};
+pub use criterion::Criterion;
 pub use eval::{Evaluation, QueryMetrics, Summary, evaluate, evaluate_dataset, evaluate_query, rank_order};
 pub use metric::{Metric, MetricScratch};
 

@@ -1,0 +1,79 @@
+//! `ltr eval` as a process, against the golden outputs.
+
+use std::process::Command;
+
+use crate::common::{mirror, mirror_file, shared};
+
+fn ltr() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ltr"))
+}
+
+#[test]
+fn official_format_is_byte_identical_for_both_scripts() {
+    let Some(mirror) = mirror() else { return };
+    let cases = [
+        ("letor3", "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt", "ohsumed-fold1-test"),
+        ("letor4", "letor4/MQ2008/Fold1/test.txt", "mq2008-fold1-test"),
+    ];
+    for (conv, rel, stem) in cases {
+        for kind in ["ties", "continuous"] {
+            let golden_dir = shared().join("eval-golden");
+            let out = ltr()
+                .arg("eval")
+                .arg(mirror_file(&mirror, rel))
+                .arg(golden_dir.join(format!("{stem}.{kind}.scores")))
+                .args(["--convention", conv, "--format", "official", "--per-query"])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let golden =
+                std::fs::read(golden_dir.join(format!("{stem}.{kind}.official-perquery.txt"))).unwrap();
+            assert!(out.stdout == golden, "{stem}.{kind}: output differs from the official script");
+        }
+    }
+}
+
+#[test]
+fn json_and_text_formats_carry_full_precision() {
+    let Some(mirror) = mirror() else { return };
+    let golden_dir = shared().join("eval-golden");
+    let feature = mirror_file(&mirror, "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt");
+    let scores = golden_dir.join("ohsumed-fold1-test.ties.scores");
+    let out = ltr().arg("eval").arg(&feature).arg(&scores).args(["--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let map = v["summary"]["map"].as_f64().unwrap();
+    assert!((map - 0.257377750387705).abs() < 1e-12, "{map}");
+    assert_eq!(v["config"]["convention"], "letor3");
+    assert!(v.get("per_query").is_none());
+    let text = ltr().arg("eval").arg(&feature).arg(&scores).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains(&format!("MAP:\t{map}\n")), "{text}");
+}
+
+#[test]
+fn bad_inputs_fail_with_one_clear_line() {
+    let Some(mirror) = mirror() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let feature = mirror_file(&mirror, "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt");
+    let short = dir.path().join("short.scores");
+    std::fs::write(&short, "1\n2\n").unwrap();
+    let out = ltr().arg("eval").arg(&feature).arg(&short).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 scores") && err.contains("documents"), "{err}");
+
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "1 qid:1 1:0.5\n0 qid:1 1:zz\n").unwrap();
+    let out = ltr().arg("eval").arg(&bad).arg(&short).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("bad.txt:2") && err.contains("1:zz"), "{err}");
+
+    let nan = dir.path().join("nan.scores");
+    std::fs::write(&nan, "1\nNaN\n").unwrap();
+    let good = dir.path().join("good.txt");
+    std::fs::write(&good, "1 qid:7 1:0.5\n0 qid:7 1:1\n").unwrap();
+    let out = ltr().arg("eval").arg(&good).arg(&nan).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("NaN") && err.contains("query 7"), "{err}");
+}
