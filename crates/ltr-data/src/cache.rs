@@ -187,10 +187,7 @@ impl DataCache {
             && stamp.mtime_ns == mtime
             && stamp.sha256 == expected
         {
-            return Ok(FileStatus::Verified {
-                path,
-                rehashed: false,
-            });
+            return Ok(FileStatus::Verified { path, rehashed: false });
         }
         log::debug!("hashing {} (no valid stamp)", path.display());
         let (actual, _) = sha256_file(&path)?;
@@ -202,21 +199,14 @@ impl DataCache {
                     log::warn!("cannot update the stamp record: {e}");
                 }
             }
-            Ok(FileStatus::Verified {
-                path,
-                rehashed: true,
-            })
+            Ok(FileStatus::Verified { path, rehashed: true })
         } else {
             if stamps.files.remove(rel).is_some()
                 && let Err(e) = self.save_stamps(&stamps)
             {
                 log::warn!("cannot update the stamp record: {e}");
             }
-            Ok(FileStatus::Mismatch {
-                path,
-                expected: expected.to_owned(),
-                actual,
-            })
+            Ok(FileStatus::Mismatch { path, expected: expected.to_owned(), actual })
         }
     }
 
@@ -282,10 +272,7 @@ impl DataCache {
         }
         std::fs::rename(staged, &dest).map_err(|source| {
             remove_quietly(staged);
-            DataError::Io {
-                path: dest.clone(),
-                source,
-            }
+            DataError::Io { path: dest.clone(), source }
         })?;
         let mut stamps = self.load_stamps();
         match stamp_of(&dest, sha256) {
@@ -328,21 +315,16 @@ impl DataCache {
 
     fn save_json<T: Serialize>(&self, name: &str, value: &T) -> Result<(), DataError> {
         let path = self.root.join(name);
-        let io = |source| DataError::Io {
-            path: path.clone(),
-            source,
-        };
+        let io = |source| DataError::Io { path: path.clone(), source };
         create_dir_all(&self.root)?;
-        let text = serde_json::to_vec_pretty(value)
-            .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+        let text = serde_json::to_vec_pretty(value).map_err(|e| io(std::io::Error::other(e.to_string())))?;
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let tmp = self.root.join(format!(
             ".{name}.{}.{}.tmp",
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let written = File::create(&tmp)
-            .and_then(|mut f| f.write_all(&text).and_then(|()| f.sync_all()));
+        let written = File::create(&tmp).and_then(|mut f| f.write_all(&text).and_then(|()| f.sync_all()));
         if let Err(e) = written {
             remove_quietly(&tmp);
             return Err(io(e));
@@ -362,19 +344,12 @@ fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
 
 fn stamp_of(path: &Path, sha256: &str) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
-    Some(Stamp {
-        size: meta.len(),
-        mtime_ns: mtime_ns(&meta)?,
-        sha256: sha256.to_owned(),
-    })
+    Some(Stamp { size: meta.len(), mtime_ns: mtime_ns(&meta)?, sha256: sha256.to_owned() })
 }
 
 /// The lowercase hex sha256 and the size of a file.
 pub fn sha256_file(path: &Path) -> Result<(String, u64), DataError> {
-    let io = |source| DataError::Io {
-        path: path.to_owned(),
-        source,
-    };
+    let io = |source| DataError::Io { path: path.to_owned(), source };
     let mut f = File::open(path).map_err(io)?;
     sha256_reader(&mut f).map_err(io)
 }
@@ -398,10 +373,7 @@ pub(crate) fn sha256_reader(r: &mut impl Read) -> std::io::Result<(String, u64)>
 }
 
 pub(crate) fn create_dir_all(dir: &Path) -> Result<(), DataError> {
-    std::fs::create_dir_all(dir).map_err(|source| DataError::Io {
-        path: dir.to_owned(),
-        source,
-    })
+    std::fs::create_dir_all(dir).map_err(|source| DataError::Io { path: dir.to_owned(), source })
 }
 
 /// Deletes a file, logging (not failing) if that is impossible.
@@ -465,29 +437,19 @@ test = "test.txt"
         ));
         assert!(matches!(
             cache.status(&v, "Fold1/train.txt").unwrap(),
-            FileStatus::Verified {
-                rehashed: false,
-                ..
-            }
+            FileStatus::Verified { rehashed: false, .. }
         ));
         assert_eq!(cache.verified_path(&v, "Fold1/train.txt"), Some(p.clone()));
         std::fs::write(&p, b"hellO").unwrap();
         let f = File::options().write(true).open(&p).unwrap();
-        f.set_modified(UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
-            .unwrap();
+        f.set_modified(UNIX_EPOCH + std::time::Duration::from_secs(1_000_000)).unwrap();
         drop(f);
-        assert!(matches!(
-            cache.status(&v, "Fold1/train.txt").unwrap(),
-            FileStatus::Mismatch { .. }
-        ));
+        assert!(matches!(cache.status(&v, "Fold1/train.txt").unwrap(), FileStatus::Mismatch { .. }));
         assert_eq!(cache.verified_path(&v, "Fold1/train.txt"), None);
         // No hash known at all: present but unverifiable.
         let q = cache.path("t/D/Fold1/test.txt");
         std::fs::write(&q, b"x").unwrap();
-        assert!(matches!(
-            cache.status(&v, "Fold1/test.txt").unwrap(),
-            FileStatus::Unknown { .. }
-        ));
+        assert!(matches!(cache.status(&v, "Fold1/test.txt").unwrap(), FileStatus::Unknown { .. }));
         assert_eq!(cache.known_sha256(&v, "Fold1/test.txt"), None);
     }
 
@@ -504,9 +466,7 @@ test = "test.txt"
         assert!(cache.verified_path(&v, "Fold1/test.txt").is_some());
 
         std::fs::write(&staged, b"data").unwrap();
-        let e = cache
-            .commit(&v, "Fold1/train.txt", &staged, &h)
-            .unwrap_err();
+        let e = cache.commit(&v, "Fold1/train.txt", &staged, &h).unwrap_err();
         assert!(matches!(e, DataError::Checksum { .. }), "{e}");
         assert!(!staged.exists());
         assert!(!cache.path("t/D/Fold1/train.txt").exists());

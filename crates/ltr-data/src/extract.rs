@@ -33,10 +33,7 @@ pub fn extract(
     create_dir_all(dest)?;
     let label = format!(
         "extract {}",
-        archive
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     );
     progress.begin(&label, None);
     let out = match format {
@@ -50,10 +47,7 @@ pub fn extract(
 }
 
 fn archive_err(archive: &Path, reason: impl std::fmt::Display) -> DataError {
-    DataError::Archive {
-        path: archive.to_owned(),
-        reason: reason.to_string(),
-    }
+    DataError::Archive { path: archive.to_owned(), reason: reason.to_string() }
 }
 
 /// Checks an entry name and turns it into a relative path. `Ok(None)`: the name denotes
@@ -82,15 +76,8 @@ fn entry_path(archive: &Path, name: &str) -> Result<Option<PathBuf>, DataError> 
 }
 
 /// Copies a reader into a new file, reporting bytes.
-fn write_file(
-    mut reader: impl Read,
-    path: &Path,
-    progress: &dyn Progress,
-) -> Result<u64, DataError> {
-    let io = |source| DataError::Io {
-        path: path.to_owned(),
-        source,
-    };
+fn write_file(mut reader: impl Read, path: &Path, progress: &dyn Progress) -> Result<u64, DataError> {
+    let io = |source| DataError::Io { path: path.to_owned(), source };
     if let Some(parent) = path.parent() {
         create_dir_all(parent)?;
     }
@@ -115,44 +102,31 @@ fn write_file(
 fn open(archive: &Path) -> Result<BufReader<File>, DataError> {
     File::open(archive)
         .map(BufReader::new)
-        .map_err(|source| DataError::Io {
-            path: archive.to_owned(),
-            source,
-        })
+        .map_err(|source| DataError::Io { path: archive.to_owned(), source })
 }
 
 /// Reading errors inside an archive are archive errors (damaged data), not I/O on `dest`.
 fn reading(archive: &Path, e: DataError) -> DataError {
     match e {
-        DataError::Io { path, source } => archive_err(
-            archive,
-            format!("extracting to {}: {source}", path.display()),
-        ),
+        DataError::Io { path, source } => {
+            archive_err(archive, format!("extracting to {}: {source}", path.display()))
+        }
         other => other,
     }
 }
 
-fn extract_zip(
-    archive: &Path,
-    dest: &Path,
-    progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, DataError> {
+fn extract_zip(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, DataError> {
     let mut zip = zip::ZipArchive::new(open(archive)?).map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
     for i in 0..zip.len() {
-        let entry = zip
-            .by_index(i)
-            .map_err(|e| archive_err(archive, format!("entry {i}: {e}")))?;
+        let entry = zip.by_index(i).map_err(|e| archive_err(archive, format!("entry {i}: {e}")))?;
         let name = match entry.name() {
             Ok(n) => n.into_owned(),
             Err(_) => String::from_utf8_lossy(entry.name_raw()).into_owned(),
         };
         let rel = entry_path(archive, &name)?;
         if entry.enclosed_name().is_none() {
-            return Err(archive_err(
-                archive,
-                format!("entry `{name}` escapes the extraction folder"),
-            ));
+            return Err(archive_err(archive, format!("entry `{name}` escapes the extraction folder")));
         }
         let Some(rel) = rel else { continue };
         if entry.is_dir() {
@@ -164,10 +138,7 @@ fn extract_zip(
             continue;
         }
         if entry.encrypted() {
-            return Err(archive_err(
-                archive,
-                format!("entry `{name}` is encrypted"),
-            ));
+            return Err(archive_err(archive, format!("entry `{name}` is encrypted")));
         }
         write_file(entry, &dest.join(&rel), progress).map_err(|e| reading(archive, e))?;
         files.push(rel);
@@ -175,11 +146,7 @@ fn extract_zip(
     Ok(files)
 }
 
-fn extract_tar_gz(
-    archive: &Path,
-    dest: &Path,
-    progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, DataError> {
+fn extract_tar_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, DataError> {
     let mut tar = tar::Archive::new(MultiGzDecoder::new(open(archive)?));
     let entries = tar.entries().map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
@@ -202,15 +169,8 @@ fn extract_tar_gz(
     Ok(files)
 }
 
-fn extract_gz(
-    archive: &Path,
-    dest: &Path,
-    progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, DataError> {
-    let name = archive
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+fn extract_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, DataError> {
+    let name = archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = match name.len().checked_sub(3) {
         Some(cut) if name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".gz") => {
             name[..cut].to_owned()
@@ -220,30 +180,21 @@ fn extract_gz(
     let Some(rel) = entry_path(archive, &stem)? else {
         return Err(archive_err(archive, "cannot derive the name of its file"));
     };
-    write_file(
-        MultiGzDecoder::new(open(archive)?),
-        &dest.join(&rel),
-        progress,
-    )
-    .map_err(|e| reading(archive, e))?;
+    write_file(MultiGzDecoder::new(open(archive)?), &dest.join(&rel), progress)
+        .map_err(|e| reading(archive, e))?;
     Ok(vec![rel])
 }
 
 fn extract_rar(archive: &Path, dest: &Path) -> Result<Vec<PathBuf>, DataError> {
     let rar_err = |e: unrar::error::UnrarError| archive_err(archive, e);
-    let mut open = unrar::Archive::new(archive)
-        .open_for_processing()
-        .map_err(rar_err)?;
+    let mut open = unrar::Archive::new(archive).open_for_processing().map_err(rar_err)?;
     let mut files = Vec::new();
     while let Some(header) = open.read_header().map_err(rar_err)? {
         let entry = header.entry();
         let name = entry.filename.to_string_lossy().into_owned();
         let rel = entry_path(archive, &name)?;
         if entry.is_encrypted() {
-            return Err(archive_err(
-                archive,
-                format!("entry `{name}` is encrypted"),
-            ));
+            return Err(archive_err(archive, format!("entry `{name}` is encrypted")));
         }
         open = match rel {
             Some(rel) if entry.is_file() => {
@@ -277,8 +228,8 @@ mod tests {
 
     fn zip_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-        let opts = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated);
+        let opts =
+            zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
         for (name, data) in entries {
             w.start_file(*name, opts).unwrap();
             w.write_all(data).unwrap();
@@ -311,10 +262,7 @@ mod tests {
 
     #[test]
     fn names_are_checked() {
-        assert_eq!(
-            safe_relative("a/./b\\c").unwrap(),
-            Some(PathBuf::from("a/b/c"))
-        );
+        assert_eq!(safe_relative("a/./b\\c").unwrap(), Some(PathBuf::from("a/b/c")));
         assert_eq!(safe_relative("./").unwrap(), None);
         for bad in ["../evil", "a/../../evil", "/etc/passwd", "\\x", "C:/x", "a\0b"] {
             assert!(safe_relative(bad).is_err(), "{bad}");
@@ -325,30 +273,17 @@ mod tests {
     fn zip_extracts_and_rejects_traversal() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.zip");
-        std::fs::write(
-            &a,
-            zip_bytes(&[("R/Fold1/train.txt", b"1 qid:1 1:1\n"), ("R/x.txt", b"x")]),
-        )
-        .unwrap();
+        std::fs::write(&a, zip_bytes(&[("R/Fold1/train.txt", b"1 qid:1 1:1\n"), ("R/x.txt", b"x")])).unwrap();
         let out = dir.path().join("out");
         let files = extract(&a, ArchiveFormat::Zip, &out, &NoProgress).unwrap();
-        assert_eq!(
-            files,
-            vec![PathBuf::from("R/Fold1/train.txt"), PathBuf::from("R/x.txt")]
-        );
-        assert_eq!(
-            std::fs::read(out.join("R/Fold1/train.txt")).unwrap(),
-            b"1 qid:1 1:1\n"
-        );
+        assert_eq!(files, vec![PathBuf::from("R/Fold1/train.txt"), PathBuf::from("R/x.txt")]);
+        assert_eq!(std::fs::read(out.join("R/Fold1/train.txt")).unwrap(), b"1 qid:1 1:1\n");
 
         let evil = dir.path().join("evil.zip");
         std::fs::write(&evil, zip_bytes(&[("ok.txt", b"ok"), ("../evil", b"boom")])).unwrap();
         let out2 = dir.path().join("sub/out2");
         let e = extract(&evil, ArchiveFormat::Zip, &out2, &NoProgress).unwrap_err();
-        assert!(
-            matches!(&e, DataError::Archive { .. }) && e.to_string().contains("../evil"),
-            "{e}"
-        );
+        assert!(matches!(&e, DataError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
         assert!(!dir.path().join("sub/evil").exists());
         assert!(!dir.path().join("evil").exists());
     }
@@ -389,17 +324,58 @@ mod tests {
         assert!(matches!(e, DataError::Archive { .. }), "{e}");
     }
 
+    /// `data/version.rar` of the `unrar` crate's test suite (MIT OR Apache-2.0): a RAR 2.9
+    /// archive holding one file, `VERSION`, containing `unrar-0.4.0`. (No RAR writer exists
+    /// here, so this is the only legitimate RAR at hand.)
+    const VERSION_RAR: [u8; 87] = [
+        0x52, 0x61, 0x72, 0x21, 0x1a, 0x07, 0x00, 0xcf, 0x90, 0x73, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x0f, 0x0c, 0x74, 0x20, 0x80, 0x27, 0x00, 0x15, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00,
+        0x00, 0x03, 0x45, 0xf3, 0x7d, 0xc6, 0xa4, 0x8a, 0x07, 0x47, 0x1d, 0x33, 0x07, 0x00, 0xa4, 0x81, 0x00,
+        0x00, 0x56, 0x45, 0x52, 0x53, 0x49, 0x4f, 0x4e, 0x0c, 0x00, 0x8f, 0xec, 0x8a, 0x45, 0xcc, 0x23, 0xc8,
+        0x48, 0x08, 0x83, 0x62, 0xfe, 0x5f, 0xdd, 0x5c, 0x53, 0x88, 0xf0, 0x72, 0xc4, 0x3d, 0x7b, 0x00, 0x40,
+        0x07, 0x00,
+    ];
+
+    /// `VERSION_RAR` with its 7-byte entry name replaced (and the header CRC fixed).
+    fn rar_renamed(name: &[u8; 7]) -> Vec<u8> {
+        const HEADER: std::ops::Range<usize> = 0x14..0x14 + 39;
+        let mut bytes = VERSION_RAR.to_vec();
+        bytes[0x34..0x3b].copy_from_slice(name);
+        let mut crc = flate2::Crc::new();
+        crc.update(&bytes[HEADER.start + 2..HEADER.end]);
+        let crc16 = (crc.sum() & 0xffff) as u16;
+        bytes[HEADER.start..HEADER.start + 2].copy_from_slice(&crc16.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn rar_extracts_and_rejects_traversal() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("v.rar");
+        std::fs::write(&a, VERSION_RAR).unwrap();
+        let out = dir.path().join("out");
+        let files = extract(&a, ArchiveFormat::Rar, &out, &NoProgress).unwrap();
+        assert_eq!(files, vec![PathBuf::from("VERSION")]);
+        assert_eq!(std::fs::read(out.join("VERSION")).unwrap(), b"unrar-0.4.0");
+
+        // Renamed into a sub-folder: extracted there.
+        std::fs::write(&a, rar_renamed(b"dir/VER")).unwrap();
+        let files = extract(&a, ArchiveFormat::Rar, &dir.path().join("o2"), &NoProgress).unwrap();
+        assert_eq!(files, vec![PathBuf::from("dir/VER")]);
+        assert_eq!(std::fs::read(dir.path().join("o2/dir/VER")).unwrap(), b"unrar-0.4.0");
+
+        std::fs::write(&a, rar_renamed(b"../evil")).unwrap();
+        let e = extract(&a, ArchiveFormat::Rar, &dir.path().join("sub/o3"), &NoProgress).unwrap_err();
+        assert!(matches!(&e, DataError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
+        assert!(!dir.path().join("sub/evil").exists());
+    }
+
     #[test]
     fn damaged_archives_are_errors_not_panics() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("junk");
         std::fs::write(&a, b"this is not an archive at all").unwrap();
-        for f in [
-            ArchiveFormat::Zip,
-            ArchiveFormat::TarGz,
-            ArchiveFormat::Gz,
-            ArchiveFormat::Rar,
-        ] {
+        for f in [ArchiveFormat::Zip, ArchiveFormat::TarGz, ArchiveFormat::Gz, ArchiveFormat::Rar] {
             let e = extract(&a, f, &dir.path().join("o"), &NoProgress).unwrap_err();
             assert!(matches!(e, DataError::Archive { .. }), "{f:?}: {e}");
         }

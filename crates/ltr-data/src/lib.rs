@@ -5,18 +5,22 @@
 //!   gzip.
 //! * [`manifest`]: `datasets/*.toml`, compiled in: addresses, layouts, hashes.
 //! * [`cache`]: where files live locally and which of them are verified.
-//! * [`fetch`]: HTTP(S) download with resume, retries and verification, mirrors, archive
-//!   extraction.
+//! * [`fetch`]: HTTP(S) download with resume, retries and verification, mirrors.
+//! * [`extract`]: safe unpacking of `.zip`, `.rar`, `.gz` and `.tar.gz` archives.
 //!
 //! Libraries log; they never print. Progress is reported through [`fetch::Progress`].
 
 pub mod cache;
 mod error;
+pub mod extract;
 pub mod fetch;
+pub mod folds;
 pub mod manifest;
 pub mod reader;
 pub mod scores;
 
+pub use cache::{DataCache, FileStatus};
 pub use error::{DataError, ParseErrorKind};
+pub use fetch::{FetchOptions, FetchReport, Fetcher, Mirror, NoProgress, Progress};
 pub use manifest::{Manifest, Split};
 pub use reader::{Loaded, ReadOptions, read_file};
