@@ -176,8 +176,8 @@ pub(crate) fn metrics_of_ranking(
     let mut err = Vec::with_capacity(k_max);
     let (mut e, mut p_continue) = (0.0, 1.0);
     for pos in 0..k_max {
-        if pos < n {
-            let r = cfg.gain(ranked[pos]) / denom;
+        if let Some(&g) = ranked.get(pos) {
+            let r = cfg.gain(g) / denom;
             e += p_continue * r / (pos + 1) as f64;
             p_continue *= 1.0 - r;
         }

@@ -1,0 +1,382 @@
+//! AdaRank (J. Xu and H. Li, "AdaRank: a boosting algorithm for information retrieval",
+//! SIGIR 2007): boosting over single-feature weak rankers with query weights driven by an
+//! IR measure, in two variants, AdaRank-MAP (`adarank-map`) and AdaRank-NDCG
+//! (`adarank-ndcg`).
+//!
+//! Both variants share one implementation ([`AdaRank`]) on the query-weighted loop of
+//! `ltr-boosting`; they differ only in the measure `E(q, .)` (MAP, or NDCG@k) and have one
+//! parameter type each ([`AdaRankMapParams`], [`AdaRankNdcgParams`]) because the harness has
+//! one closed enum variant per algorithm id. See the README for every default.
+
+use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, WeakRanker, WeakSource, boost};
+use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
+use ltr_metrics::{Convention, EvalConfig, Metric};
+use serde::{Deserialize, Serialize};
+
+/// Metadata of AdaRank-MAP.
+pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo {
+    id: "adarank-map",
+    name: "AdaRank-MAP",
+    family: Family::Boosting,
+    year: 2007,
+    loss: LossType::Listwise,
+    optimizer: "boosting (query reweighting)",
+    reference: "J. Xu, H. Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007, 391-398.",
+};
+
+/// Metadata of AdaRank-NDCG.
+pub const INFO_NDCG: AlgorithmInfo = AlgorithmInfo {
+    id: "adarank-ndcg",
+    name: "AdaRank-NDCG",
+    family: Family::Boosting,
+    year: 2007,
+    loss: LossType::Listwise,
+    optimizer: "boosting (query reweighting)",
+    reference: "J. Xu, H. Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007, 391-398.",
+};
+
+/// Hyperparameters of AdaRank-MAP (`adarank-map`): `E(q, f)` is the average precision of
+/// query `q` ranked by `f`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdaRankMapParams {
+    /// Maximum number of boosting rounds. Default 500 (RankLib's AdaRank `-round`). With
+    /// validation data the model keeps the best prefix on it.
+    pub rounds: usize,
+    /// Also offer every feature with its sign flipped (`-x_f`) as a weak ranker. Default
+    /// `false` (the paper uses the features as they are).
+    pub negated_features: bool,
+    /// Forbid the feature chosen in the previous round (RankLib's guard against AdaRank
+    /// picking one feature forever). Default `true`.
+    pub no_reselect: bool,
+    /// Accept a weak ranker only if it improves the query-weighted measure of the ensemble;
+    /// stop when no feature does. Default `true`.
+    pub require_improvement: bool,
+    /// Leave out training queries whose measure cannot change with the ranking (e.g. no
+    /// relevant document). Default `true`.
+    pub skip_uninformative: bool,
+    /// The metric convention `E` is computed under: `letor3`, `letor4`, `mslr` or
+    /// `standard`. Default `letor3` (the LETOR scripts' gains, discounts and relevance
+    /// threshold; `letor4` is identical for MAP and NDCG).
+    pub convention: Convention,
+}
+
+impl Default for AdaRankMapParams {
+    fn default() -> Self {
+        Self {
+            rounds: 500,
+            negated_features: false,
+            no_reselect: true,
+            require_improvement: true,
+            skip_uninformative: true,
+            convention: Convention::Letor3,
+        }
+    }
+}
+
+/// Hyperparameters of AdaRank-NDCG (`adarank-ndcg`): `E(q, f)` is NDCG@k of query `q`
+/// ranked by `f`. The keys are those of [`AdaRankMapParams`] plus `k`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdaRankNdcgParams {
+    /// The NDCG cut-off. Default 10. Under the official conventions NDCG@k of a query with
+    /// fewer than `k` documents is 0 whatever the ranking, so such queries are
+    /// uninformative and left out of training (see `skip_uninformative`).
+    pub k: usize,
+    /// Maximum number of boosting rounds. Default 500.
+    pub rounds: usize,
+    /// Also offer every feature with its sign flipped. Default `false`.
+    pub negated_features: bool,
+    /// Forbid the feature chosen in the previous round. Default `true`.
+    pub no_reselect: bool,
+    /// Accept a weak ranker only if it improves the weighted measure. Default `true`.
+    pub require_improvement: bool,
+    /// Leave out training queries whose measure cannot change. Default `true`.
+    pub skip_uninformative: bool,
+    /// The metric convention. Default `letor3`.
+    pub convention: Convention,
+}
+
+impl Default for AdaRankNdcgParams {
+    fn default() -> Self {
+        let m = AdaRankMapParams::default();
+        Self {
+            k: 10,
+            rounds: m.rounds,
+            negated_features: m.negated_features,
+            no_reselect: m.no_reselect,
+            require_improvement: m.require_improvement,
+            skip_uninformative: m.skip_uninformative,
+            convention: m.convention,
+        }
+    }
+}
+
+fn check_rounds(rounds: usize) -> Result<()> {
+    if rounds == 0 {
+        return Err(Error::param("rounds", rounds, "must be at least 1"));
+    }
+    Ok(())
+}
+
+impl Params for AdaRankMapParams {
+    type Checked = AdaRank;
+
+    fn validate(&self) -> Result<AdaRank> {
+        check_rounds(self.rounds)?;
+        Ok(AdaRank {
+            info: INFO_MAP,
+            metric: Metric::Map,
+            rounds: self.rounds,
+            negated_features: self.negated_features,
+            no_reselect: self.no_reselect,
+            require_improvement: self.require_improvement,
+            skip_uninformative: self.skip_uninformative,
+            convention: self.convention,
+        })
+    }
+}
+
+impl Params for AdaRankNdcgParams {
+    type Checked = AdaRank;
+
+    fn validate(&self) -> Result<AdaRank> {
+        if self.k == 0 {
+            return Err(Error::param("k", self.k, "must be at least 1"));
+        }
+        check_rounds(self.rounds)?;
+        Ok(AdaRank {
+            info: INFO_NDCG,
+            metric: Metric::Ndcg(self.k),
+            rounds: self.rounds,
+            negated_features: self.negated_features,
+            no_reselect: self.no_reselect,
+            require_improvement: self.require_improvement,
+            skip_uninformative: self.skip_uninformative,
+            convention: self.convention,
+        })
+    }
+}
+
+/// A single-feature weak ranker: `h(x) = x_f`, or `-x_f` when negated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeatureRanker {
+    /// Feature index (0-based: the file's feature `feature + 1`).
+    pub feature: usize,
+    /// Whether the feature's sign is flipped.
+    pub negated: bool,
+}
+
+impl WeakRanker for FeatureRanker {
+    fn score(&self, row: &[f32]) -> f64 {
+        let v = row.get(self.feature).map_or(0.0, |&v| f64::from(v));
+        if self.negated { -v } else { v }
+    }
+}
+
+/// A fitted AdaRank model: `f(x) = sum_t alpha_t h_t(x)` over single features.
+pub type AdaRankModel = Ensemble<FeatureRanker>;
+
+/// The collapsed linear weights of a model (`f(x) = w . x` up to floating-point rounding;
+/// the model itself sums round by round).
+pub fn linear_weights(model: &AdaRankModel) -> Vec<f64> {
+    let mut w = vec![0.0; model.n_features];
+    for r in &model.rounds {
+        if let Some(slot) = w.get_mut(r.weak.feature) {
+            *slot += if r.weak.negated { -r.alpha } else { r.alpha };
+        }
+    }
+    w
+}
+
+/// The candidates: every feature, each followed by its negation when enabled (so the
+/// unflipped feature wins ties).
+#[derive(Debug)]
+struct FeatureSource {
+    candidates: Vec<FeatureRanker>,
+}
+
+impl FeatureSource {
+    fn new(n_features: usize, negated: bool) -> Self {
+        let signs: &[bool] = if negated { &[false, true] } else { &[false] };
+        let candidates = (0..n_features)
+            .flat_map(|feature| signs.iter().map(move |&negated| FeatureRanker { feature, negated }))
+            .collect();
+        Self { candidates }
+    }
+}
+
+impl WeakSource for FeatureSource {
+    type Weak = FeatureRanker;
+
+    fn n_candidates(&self) -> usize {
+        self.candidates.len()
+    }
+
+    fn candidate(&self, c: usize) -> &FeatureRanker {
+        &self.candidates[c]
+    }
+
+    fn group(&self, c: usize) -> usize {
+        self.candidates[c].feature
+    }
+}
+
+/// Validated AdaRank (either variant).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdaRank {
+    info: AlgorithmInfo,
+    metric: Metric,
+    rounds: usize,
+    negated_features: bool,
+    no_reselect: bool,
+    require_improvement: bool,
+    skip_uninformative: bool,
+    convention: Convention,
+}
+
+impl AdaRank {
+    /// The variant's metadata.
+    pub fn info(&self) -> AlgorithmInfo {
+        self.info
+    }
+
+    /// The training measure `E`.
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
+    /// The loop configuration this learner runs.
+    pub fn boost_config(&self) -> BoostConfig {
+        BoostConfig {
+            max_rounds: self.rounds,
+            no_reselect: self.no_reselect,
+            require_improvement: self.require_improvement,
+            skip_uninformative: self.skip_uninformative,
+            ..BoostConfig::new(self.info.id, self.metric, EvalConfig::official(self.convention))
+        }
+    }
+
+    /// Fits and returns the loop's full outcome (per-round trace, stop reason).
+    pub fn fit_outcome(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+    ) -> Result<BoostOutcome<FeatureRanker>> {
+        if train.n_features() == 0 {
+            return Err(Error::fit(self.info.id, "the training data has no feature"));
+        }
+        let mut source = FeatureSource::new(train.n_features(), self.negated_features);
+        boost(&mut source, train, valid, &self.boost_config())
+    }
+}
+
+impl Learner for AdaRank {
+    type Model = AdaRankModel;
+
+    /// Deterministic: `rng` is not used.
+    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, _rng: &mut Rng) -> Result<AdaRankModel> {
+        Ok(self.fit_outcome(train, valid)?.model)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use ltr_boosting::StopReason;
+    use ltr_core::{DatasetBuilder, Ranker};
+
+    fn dataset(queries: &[(&[u8], &[[f32; 2]])]) -> Dataset {
+        let mut b = DatasetBuilder::new(2);
+        for (q, (labels, rows)) in queries.iter().enumerate() {
+            b.start_query(&q.to_string());
+            for (l, r) in labels.iter().zip(rows.iter()) {
+                b.push_doc(*l, r, None).unwrap();
+            }
+        }
+        b.finish().unwrap()
+    }
+
+    #[test]
+    fn params_defaults_keys_and_validation() {
+        let m: AdaRankMapParams = serde_json::from_str("{}").unwrap();
+        assert_eq!(m, AdaRankMapParams::default());
+        assert_eq!(m.rounds, 500);
+        let n: AdaRankNdcgParams = serde_json::from_str(r#"{"k": 5, "convention": "letor4"}"#).unwrap();
+        assert_eq!(n.k, 5);
+        assert_eq!(n.convention, Convention::Letor4);
+        assert!(serde_json::from_str::<AdaRankMapParams>(r#"{"k": 5}"#).is_err());
+        let e = AdaRankMapParams { rounds: 0, ..Default::default() }.validate().unwrap_err();
+        assert!(e.to_string().contains("`rounds`"), "{e}");
+        let e = AdaRankNdcgParams { k: 0, ..Default::default() }.validate().unwrap_err();
+        assert!(e.to_string().contains("`k`"), "{e}");
+        assert_eq!(AdaRankNdcgParams::default().validate().unwrap().metric(), Metric::Ndcg(10));
+        assert_eq!(AdaRankMapParams::default().validate().unwrap().info().id, "adarank-map");
+        assert_eq!(INFO_NDCG.id, "adarank-ndcg");
+    }
+
+    /// Query A: grades [1, 0, 0], x0 = [3, 2, 1] (AP 1), x1 = [2, 1, 3] (AP 1/2).
+    /// Query B: grades [0, 0, 1], x0 = [3, 2, 1] (AP 1/3), x1 = [0, 1, 3] (AP 1).
+    /// Round 1 picks x1 (W = 3/4 > 2/3), alpha_1 = 1/2 ln 7; round 2 picks x0 with
+    /// W = 1/(1 + e^-1/2) + (e^-1/2/(1 + e^-1/2))/3 and makes both queries perfect (worked
+    /// through in ltr-boosting's loop test), so the model is alpha_2 x0 + alpha_1 x1.
+    #[test]
+    fn adarank_map_on_the_two_query_example() {
+        let d = dataset(&[
+            (&[1, 0, 0], &[[3.0, 2.0], [2.0, 1.0], [1.0, 3.0]]),
+            (&[0, 0, 1], &[[3.0, 0.0], [2.0, 1.0], [1.0, 3.0]]),
+        ]);
+        let learner = AdaRankMapParams::default().validate().unwrap();
+        let out = learner.fit_outcome(&d, None).unwrap();
+        assert_eq!(out.stop, StopReason::Perfect);
+        let e = (-0.5f64).exp();
+        let w2 = 1.0 / (1.0 + e) + e / (1.0 + e) / 3.0;
+        let w = linear_weights(&out.model);
+        assert!((w[1] - 0.5 * 7f64.ln()).abs() < 1e-15);
+        assert!((w[0] - 0.5 * ((1.0 + w2) / (1.0 - w2)).ln()).abs() < 1e-14);
+        let model = learner.fit(&d, None, &mut Rng::new(1)).unwrap();
+        let s = model.score_vec(&d).unwrap();
+        assert!(s[0] > s[2] && s[2] > s[1]);
+        assert!(s[5] > s[4] && s[4] > s[3]);
+    }
+
+    /// Only -x1 ranks the relevant documents first: with negated features the first round
+    /// takes it, W = 1, and the loop stops; without, the best unflipped feature is used.
+    #[test]
+    fn negated_features_are_offered_when_asked() {
+        let d = dataset(&[
+            (&[1, 0, 0], &[[0.5, 0.1], [0.6, 0.9], [0.1, 0.5]]),
+            (&[0, 1, 0], &[[0.2, 0.8], [0.1, 0.2], [0.9, 0.3]]),
+        ]);
+        let p = AdaRankMapParams { negated_features: true, ..Default::default() };
+        let out = p.validate().unwrap().fit_outcome(&d, None).unwrap();
+        assert_eq!(out.stop, StopReason::Perfect);
+        assert_eq!(out.model.rounds[0].weak, FeatureRanker { feature: 1, negated: true });
+        let out = AdaRankMapParams::default().validate().unwrap().fit_outcome(&d, None).unwrap();
+        assert!(out.model.rounds.iter().all(|r| !r.weak.negated));
+        assert_eq!(FeatureRanker { feature: 1, negated: true }.score(&[0.5, 0.25]), -0.25);
+        assert_eq!(FeatureRanker { feature: 9, negated: false }.score(&[0.5, 0.25]), 0.0);
+    }
+
+    #[test]
+    fn model_json_round_trip_is_bit_identical() {
+        let d = dataset(&[
+            (&[1, 0, 2, 0], &[[0.31, 0.17], [0.62, 0.91], [0.13, 0.55], [0.4, 0.4]]),
+            (&[0, 1, 0], &[[0.2, 0.8], [0.11, 0.27], [0.93, 0.3]]),
+            (&[2, 1, 0, 0], &[[0.7, 0.6], [0.5, 0.5], [0.3, 0.1], [0.35, 0.05]]),
+        ]);
+        // NDCG@10 would leave out every query (all have fewer than 10 documents).
+        let ndcg = AdaRankNdcgParams { k: 3, negated_features: true, ..Default::default() };
+        for l in [AdaRankMapParams::default().validate().unwrap(), ndcg.validate().unwrap()] {
+            let model = l.fit(&d, None, &mut Rng::new(0)).unwrap();
+            assert!(!model.rounds.is_empty());
+            let json = serde_json::to_string(&model).unwrap();
+            let back: AdaRankModel = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, model);
+            assert_eq!(back.score_vec(&d).unwrap(), model.score_vec(&d).unwrap());
+        }
+        let err = AdaRankNdcgParams::default().validate().unwrap().fit(&d, None, &mut Rng::new(0));
+        assert!(err.is_err());
+    }
+}

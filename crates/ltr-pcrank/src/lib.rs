@@ -1,0 +1,347 @@
+//! PCRank, pairwise concordant ranking (id `pcrank`): per-query closed-form linear weak
+//! rankers combined by the query-weighted boosting loop of `ltr-boosting`.
+//!
+//! For a query with documents `x_i` and (transformed) grades `y_i = psi(r_i)`, maximising
+//! the concordance `sum_{y_i > y_j} w.(x_i - x_j)(y_i - y_j) - lambda/2 |w|^2` has the closed
+//! form `w_q = (1/lambda) sum_i beta_i x_i` with `beta_i = n y_i - sum_j y_j` (grouped by
+//! grade: `sum_r beta_r sum_{i in S_r} x_i`, `beta_r = n r - sum_r' r' |S_r'|`), computed in
+//! one pass over the query (O(n d)). The optional same-grade closeness term
+//! `gamma sum_r phi(r) sum_{i<j in S_r} |w.x_i - w.x_j|` is handled by subgradient ascent
+//! started from the closed form. Each weak ranker is normalised to unit length; the loop
+//! picks, round by round, the query model with the best query-weighted measure on the whole
+//! training set.
+//!
+//! No publication describing PCRank was found; the method follows the project's issue 4
+//! specification, and the boosting loop is AdaRank's (Xu & Li, SIGIR 2007). See README.
+
+use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, WeakRanker, WeakSource, boost};
+use ltr_core::{
+    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, Params, QueryView, Result, Rng,
+    Validation,
+};
+use ltr_metrics::{Convention, EvalConfig, Metric};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Metadata for the comparison tables. No PCRank publication was found: `year` is that of
+/// the reference actually cited, AdaRank's boosting loop (2007).
+pub const INFO: AlgorithmInfo = AlgorithmInfo {
+    id: "pcrank",
+    name: "PCRank",
+    family: Family::Boosting,
+    year: 2007,
+    loss: LossType::Pairwise,
+    optimizer: "closed form per query + query-weighted boosting",
+    reference: "No PCRank publication found; per-query closed form as specified in ltr issue 4, boosted with the loop of J. Xu, H. Li, AdaRank, SIGIR 2007.",
+};
+
+/// The monotone label transform `psi` applied to grades before the closed form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LabelTransform {
+    /// `psi(r) = r`.
+    Identity,
+    /// `psi(r) = 2^r - 1` (the NDCG gain).
+    Gain,
+}
+
+impl LabelTransform {
+    /// `psi(grade)`.
+    pub fn apply(self, grade: Grade) -> f64 {
+        match self {
+            Self::Identity => f64::from(grade),
+            Self::Gain => f64::from(grade).exp2() - 1.0,
+        }
+    }
+}
+
+/// The per-grade weight `phi` of the closeness term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClosenessWeight {
+    /// `phi(r) = 1`: every grade's documents are pulled together.
+    One,
+    /// `phi(r) = psi(r)`: the transformed grade, so grade 0 is left free and higher grades
+    /// are pulled together harder.
+    Label,
+}
+
+/// Hyperparameters of PCRank (`pcrank`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PcRankParams {
+    /// Maximum number of boosting rounds. Default 100. With validation data the model keeps
+    /// the best prefix on it.
+    pub rounds: usize,
+    /// The per-query measure the loop weights queries by: `map` or `ndcg@K`. Default `map`.
+    pub metric: Metric,
+    /// The convention the measure is computed under. Default `letor3` (the LETOR scripts';
+    /// `letor4` is identical for MAP and NDCG).
+    pub convention: Convention,
+    /// `psi`: `identity` or `gain` (`2^r - 1`). Default `identity`.
+    pub label_transform: LabelTransform,
+    /// `gamma`, the weight of the same-grade closeness term. Default 0 (pure closed form).
+    pub closeness: f64,
+    /// `phi`: `one` or `label`. Default `one`. Only used when `closeness > 0`.
+    pub closeness_weight: ClosenessWeight,
+    /// Subgradient steps per query for the closeness variant (step size `1/k`, best
+    /// iterate kept). Default 50. Only used when `closeness > 0`.
+    pub subgradient_steps: usize,
+    /// Forbid the query model chosen in the previous round. Default `true`.
+    pub no_reselect: bool,
+    /// Accept a weak ranker only if it improves the weighted measure; stop when none does.
+    /// Default `true`.
+    pub require_improvement: bool,
+    /// Leave out queries whose measure cannot change with the ranking (they still supply
+    /// weak rankers when they have two grades). Default `true`.
+    pub skip_uninformative: bool,
+}
+
+impl Default for PcRankParams {
+    fn default() -> Self {
+        Self {
+            rounds: 100,
+            metric: Metric::Map,
+            convention: Convention::Letor3,
+            label_transform: LabelTransform::Identity,
+            closeness: 0.0,
+            closeness_weight: ClosenessWeight::One,
+            subgradient_steps: 50,
+            no_reselect: true,
+            require_improvement: true,
+            skip_uninformative: true,
+        }
+    }
+}
+
+impl Params for PcRankParams {
+    type Checked = PcRank;
+
+    fn validate(&self) -> Result<PcRank> {
+        if self.rounds == 0 {
+            return Err(Error::param("rounds", self.rounds, "must be at least 1"));
+        }
+        if !matches!(self.metric, Metric::Map | Metric::Ndcg(_)) {
+            return Err(Error::param("metric", self.metric, "must be map or ndcg@K"));
+        }
+        if !(self.closeness.is_finite() && self.closeness >= 0.0) {
+            return Err(Error::param("closeness", self.closeness, "must be finite and >= 0"));
+        }
+        if self.closeness > 0.0 && self.subgradient_steps == 0 {
+            return Err(Error::param("subgradient_steps", self.subgradient_steps, "must be at least 1"));
+        }
+        Ok(PcRank { params: self.clone() })
+    }
+}
+
+/// A per-query linear weak ranker `h(x) = w . x` (unit `w`), tagged with the query it was
+/// fitted on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearWeak {
+    /// The training query id the weights come from.
+    pub query: String,
+    /// The weights, one per feature.
+    pub weights: Vec<f64>,
+}
+
+impl WeakRanker for LinearWeak {
+    fn score(&self, row: &[f32]) -> f64 {
+        dot(&self.weights, row)
+    }
+}
+
+fn dot(w: &[f64], row: &[f32]) -> f64 {
+    w.iter().zip(row).map(|(w, &x)| w * f64::from(x)).sum()
+}
+
+/// A fitted PCRank model.
+pub type PcRankModel = Ensemble<LinearWeak>;
+
+/// The collapsed linear weights `sum_t alpha_t w_t` of a model (equal to the model up to
+/// floating-point rounding; the model itself sums round by round).
+pub fn linear_weights(model: &PcRankModel) -> Vec<f64> {
+    let mut w = vec![0.0; model.n_features];
+    for r in &model.rounds {
+        for (a, b) in w.iter_mut().zip(&r.weak.weights) {
+            *a += r.alpha * b;
+        }
+    }
+    w
+}
+
+/// The closed form `sum_i (n psi(r_i) - sum_j psi(r_j)) x_i` of one query (unnormalised;
+/// all zero when the query has a single grade).
+pub fn closed_form(q: &QueryView<'_>, psi: impl Fn(Grade) -> f64) -> Vec<f64> {
+    let n = q.len() as f64;
+    let total: f64 = q.labels.iter().map(|&r| psi(r)).sum();
+    let mut w = vec![0.0; q.n_features];
+    for (i, &r) in q.labels.iter().enumerate() {
+        let beta = n * psi(r) - total;
+        if beta != 0.0 {
+            for (wj, &x) in w.iter_mut().zip(q.row(i)) {
+                *wj += beta * f64::from(x);
+            }
+        }
+    }
+    w
+}
+
+/// The closeness penalty `P(w) = sum_r phi(r) sum_{i<j in S_r} |s_i - s_j|` of `w` on a query
+/// and a subgradient of it (`s = X w`; each group sorted once: the document at sorted
+/// position `k` of `m` has coefficient `2k - (m - 1)`).
+fn closeness_and_subgradient(
+    q: &QueryView<'_>,
+    w: &[f64],
+    phi: &impl Fn(Grade) -> f64,
+    order: &mut Vec<(Grade, f64, usize)>,
+    grad: &mut [f64],
+) -> f64 {
+    order.clear();
+    order.extend((0..q.len()).map(|i| (q.labels[i], dot(w, q.row(i)), i)));
+    order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    grad.fill(0.0);
+    let mut penalty = 0.0;
+    let mut start = 0;
+    while start < order.len() {
+        let grade = order[start].0;
+        let end = start + order[start..].iter().take_while(|e| e.0 == grade).count();
+        let (m, weight) = ((end - start) as f64, phi(grade));
+        if weight != 0.0 && end - start > 1 {
+            for (k, &(_, s, i)) in order[start..end].iter().enumerate() {
+                let coef = weight * (2.0 * k as f64 - (m - 1.0));
+                penalty += coef * s;
+                for (g, &x) in grad.iter_mut().zip(q.row(i)) {
+                    *g += coef * f64::from(x);
+                }
+            }
+        }
+        start = end;
+    }
+    penalty
+}
+
+/// Maximises `J(w) = c.w - |w|^2/2 - gamma P(w)` by subgradient ascent from `w = c` with
+/// step `1/k`, returning the best iterate (the optimal direction does not depend on the
+/// regularisation weight, which is therefore fixed to 1).
+fn closeness_solve(
+    q: &QueryView<'_>,
+    c: &[f64],
+    gamma: f64,
+    phi: impl Fn(Grade) -> f64,
+    steps: usize,
+) -> Vec<f64> {
+    let d = c.len();
+    let mut w = c.to_vec();
+    let mut grad = vec![0.0; d];
+    let mut order = Vec::with_capacity(q.len());
+    let objective = |w: &[f64], p: f64| {
+        c.iter().zip(w).map(|(c, w)| c * w).sum::<f64>()
+            - 0.5 * w.iter().map(|w| w * w).sum::<f64>()
+            - gamma * p
+    };
+    let mut best_w = w.clone();
+    let mut best_j = f64::NEG_INFINITY;
+    for k in 1..=steps + 1 {
+        let p = closeness_and_subgradient(q, &w, &phi, &mut order, &mut grad);
+        let j = objective(&w, p);
+        if j > best_j {
+            best_j = j;
+            best_w.copy_from_slice(&w);
+        }
+        if k > steps {
+            break;
+        }
+        let eta = 1.0 / k as f64;
+        for ((wj, cj), gj) in w.iter_mut().zip(c).zip(&grad) {
+            *wj += eta * (cj - *wj - gamma * gj);
+        }
+    }
+    best_w
+}
+
+/// Validated PCRank.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PcRank {
+    params: PcRankParams,
+}
+
+impl PcRank {
+    /// The weak ranker of one query: the closed form (or the closeness solution), scaled to
+    /// unit length; `None` when it is zero (a single grade, or features that do not vary).
+    pub fn query_model(&self, q: &QueryView<'_>) -> Option<LinearWeak> {
+        let p = &self.params;
+        let psi = |g: Grade| p.label_transform.apply(g);
+        let c = closed_form(q, psi);
+        let w = if p.closeness > 0.0 {
+            let phi = |g: Grade| match p.closeness_weight {
+                ClosenessWeight::One => 1.0,
+                ClosenessWeight::Label => p.label_transform.apply(g),
+            };
+            closeness_solve(q, &c, p.closeness, phi, p.subgradient_steps)
+        } else {
+            c
+        };
+        let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+        (norm > 0.0 && norm.is_finite())
+            .then(|| LinearWeak { query: q.qid.to_owned(), weights: w.iter().map(|v| v / norm).collect() })
+    }
+
+    /// The loop configuration this learner runs.
+    pub fn boost_config(&self) -> BoostConfig {
+        let p = &self.params;
+        BoostConfig {
+            max_rounds: p.rounds,
+            no_reselect: p.no_reselect,
+            require_improvement: p.require_improvement,
+            skip_uninformative: p.skip_uninformative,
+            ..BoostConfig::new(INFO.id, p.metric, EvalConfig::official(p.convention))
+        }
+    }
+
+    /// Fits and returns the loop's full outcome (per-round trace, stop reason).
+    pub fn fit_outcome(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+    ) -> Result<BoostOutcome<LinearWeak>> {
+        let candidates: Vec<LinearWeak> = (0..train.n_queries())
+            .into_par_iter()
+            .filter_map(|q| self.query_model(&train.query(q)))
+            .collect();
+        if candidates.is_empty() {
+            return Err(Error::fit(INFO.id, "no training query yields a non-zero weak ranker"));
+        }
+        log::debug!("pcrank: {} query models from {} queries", candidates.len(), train.n_queries());
+        boost(&mut QuerySource { candidates }, train, valid, &self.boost_config())
+    }
+}
+
+#[derive(Debug)]
+struct QuerySource {
+    candidates: Vec<LinearWeak>,
+}
+
+impl WeakSource for QuerySource {
+    type Weak = LinearWeak;
+
+    fn n_candidates(&self) -> usize {
+        self.candidates.len()
+    }
+
+    fn candidate(&self, c: usize) -> &LinearWeak {
+        &self.candidates[c]
+    }
+}
+
+impl Learner for PcRank {
+    type Model = PcRankModel;
+
+    /// Deterministic: `rng` is not used.
+    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, _rng: &mut Rng) -> Result<PcRankModel> {
+        Ok(self.fit_outcome(train, valid)?.model)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

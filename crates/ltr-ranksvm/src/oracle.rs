@@ -1,0 +1,490 @@
+//! The separation oracle of the 1-slack cutting-plane method for the plain pair hinge: at a
+//! weight vector `w`, the loss and a subgradient of
+//!
+//! ```text
+//! H(w) = (1/Q) sum_q sum_{(i,j): y_i > y_j} max(0, 1 - (z_i - z_j)),   z = X w,
+//! ```
+//!
+//! in `O(n log n)` per query of `n` documents plus `O(n d)` for the scores and the subgradient,
+//! never enumerating the pairs (Joachims, "Training linear SVMs in linear time", KDD 2006,
+//! section 4 for ordinal labels; the form used by `svm_rank`).
+//!
+//! A pair `(i, j)` with `y_i > y_j` *violates the margin* when `fl(z_i - z_j) < 1`, the very
+//! test `svm_rank` applies (`svm_struct_api.c`: `score[i] - score[j] < 1`); a pair exactly on the
+//! margin has zero loss and is not counted. The most violated 1-slack constraint at `w` is the
+//! set of violating pairs, giving the cutting plane `xi >= b - a.w` with
+//!
+//! ```text
+//! b = (1/Q) #violating pairs,   a = (1/Q) sum_violating (x_i - x_j) = (1/Q) X^T gamma,
+//! gamma_k = #{violating pairs where k is the higher document} - #{... the lower document},
+//! ```
+//!
+//! and `H(w) = b - a.w`. The counts come from two sweeps over the query's documents sorted by
+//! score. Because `fl(z_i - z_j)` is non-decreasing in `z_i` and non-increasing in `z_j`, the
+//! higher-graded partners violating with a lower document `j` form a *prefix* of the ascending
+//! score order that only grows as `z_j` grows, and the lower-graded partners violating with a
+//! higher document `i` form a *suffix* that only grows as `z_i` falls. Each sweep moves one
+//! pointer across the sorted list and keeps how many documents of each grade level it has
+//! passed (cumulative counts for up to 8 levels, a Fenwick tree over the levels beyond); a
+//! document's count is one lookup. Per query that is `O(n log n)` for the sort plus
+//! `O(n log L)` (`O(n L)` with `L <= 8` levels) for the sweeps.
+//! Both sweeps evaluate the same predicate on the same pair, so the two counts agree exactly.
+//!
+//! Work is split into a fixed partition of consecutive queries (chunks of about
+//! [`CHUNK_DOCS`] documents, independent of the thread count); chunks run in parallel with
+//! rayon and their partial sums are reduced in chunk order, so results are bit-identical at any
+//! thread count. Every buffer is allocated once; an evaluation allocates nothing.
+
+use ltr_core::Dataset;
+use rayon::prelude::*;
+
+/// Target number of documents per chunk of the fixed partition.
+pub(crate) const CHUNK_DOCS: usize = 1024;
+
+/// One query with at least two distinct grades.
+#[derive(Debug, Clone, Copy)]
+struct QuerySpec {
+    /// First document (data set index).
+    start: usize,
+    /// Number of documents.
+    len: usize,
+    /// Number of distinct grades.
+    levels: usize,
+}
+
+/// A fixed block of consecutive queries with its own scratch space and partial sums.
+#[derive(Debug, Clone)]
+struct Chunk {
+    /// Indices into [`HingeOracle::queries`].
+    first: usize,
+    end: usize,
+    /// Partial `X^T gamma` (unscaled), violating pair count and hinge sum.
+    a: Vec<f64>,
+    count: u64,
+    hinge: f64,
+    /// Scratch, sized for the chunk's longest query.
+    z: Vec<f64>,
+    keyed: Vec<(f64, u64)>,
+    gamma: Vec<i64>,
+    counts: Vec<u32>,
+}
+
+/// The oracle over a training set: query structure, grade levels, chunks.
+#[derive(Debug)]
+pub(crate) struct HingeOracle<'a> {
+    data: &'a Dataset,
+    queries: Vec<QuerySpec>,
+    /// Grade level (rank among the query's distinct grades) per document; 0 outside queries
+    /// with pairs.
+    level: Vec<u8>,
+    chunks: Vec<Chunk>,
+    n_pairs: u64,
+}
+
+/// What one evaluation returns besides the subgradient.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct OracleValue {
+    /// Number of margin-violating pairs, over all queries.
+    pub(crate) count: u64,
+    /// Sum over violating pairs of `1 - (z_i - z_j)` (unscaled: not divided by `Q`).
+    pub(crate) hinge: f64,
+}
+
+/// `w . row`, accumulated in four fixed lanes (deterministic, vectorisable).
+#[inline]
+pub(crate) fn row_dot(row: &[f32], w: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (rc, rr) = (row.chunks_exact(4), row.len() / 4 * 4);
+    for (x, wc) in rc.zip(w.chunks_exact(4)) {
+        for l in 0..4 {
+            acc[l] += f64::from(x[l]) * wc[l];
+        }
+    }
+    let mut tail = 0.0;
+    for (x, wv) in row[rr..].iter().zip(&w[rr..]) {
+        tail += f64::from(*x) * wv;
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+impl<'a> HingeOracle<'a> {
+    /// The oracle for `data`; `None` when no query has two distinct grades.
+    pub(crate) fn new(data: &'a Dataset) -> Option<Self> {
+        let mut level = vec![0u8; data.n_docs()];
+        let mut queries = Vec::new();
+        let mut n_pairs = 0u64;
+        let mut seen = [false; 256];
+        let mut rank = [0u8; 256];
+        let mut size = [0u64; 256];
+        for q in data.queries() {
+            seen.iter_mut().for_each(|s| *s = false);
+            for &g in q.labels {
+                seen[usize::from(g)] = true;
+            }
+            let mut levels = 0usize;
+            for g in 0..256 {
+                if seen[g] {
+                    rank[g] = levels as u8;
+                    size[levels] = 0;
+                    levels += 1;
+                }
+            }
+            if levels < 2 {
+                continue;
+            }
+            for (i, &g) in q.labels.iter().enumerate() {
+                let l = rank[usize::from(g)];
+                level[q.start + i] = l;
+                size[usize::from(l)] += 1;
+            }
+            let mut below = 0u64;
+            for &s in &size[..levels] {
+                n_pairs += s * below;
+                below += s;
+            }
+            queries.push(QuerySpec { start: q.start, len: q.len(), levels });
+        }
+        if queries.is_empty() {
+            return None;
+        }
+        let d = data.n_features();
+        let mut chunks = Vec::new();
+        let mut first = 0;
+        while first < queries.len() {
+            let (mut end, mut docs, mut longest, mut levels) = (first, 0, 0, 0);
+            while end < queries.len() && (docs < CHUNK_DOCS || end == first) {
+                docs += queries[end].len;
+                longest = longest.max(queries[end].len);
+                levels = levels.max(queries[end].levels);
+                end += 1;
+            }
+            chunks.push(Chunk {
+                first,
+                end,
+                a: vec![0.0; d],
+                count: 0,
+                hinge: 0.0,
+                z: vec![0.0; longest],
+                keyed: vec![(0.0, 0); longest],
+                gamma: vec![0; longest],
+                counts: vec![0; levels + 1],
+            });
+            first = end;
+        }
+        Some(Self { data, queries, level, chunks, n_pairs })
+    }
+
+    /// Number of pairs `(i, j)` with `y_i > y_j` over all queries.
+    pub(crate) fn n_pairs(&self) -> u64 {
+        self.n_pairs
+    }
+
+    /// Whether every feature of the documents in queries with pairs is finite.
+    pub(crate) fn features_finite(&self) -> bool {
+        let d = self.data.n_features();
+        let f = self.data.features();
+        self.queries.iter().all(|q| f[q.start * d..(q.start + q.len) * d].iter().all(|x| x.is_finite()))
+    }
+
+    /// Evaluates at `w`: writes `X^T gamma` (unscaled) into `a` and returns the violating pair
+    /// count and hinge sum.
+    pub(crate) fn eval(&mut self, w: &[f64], a: &mut [f64]) -> OracleValue {
+        let (data, queries, level) = (self.data, &self.queries, &self.level);
+        self.chunks.par_iter_mut().for_each(|ch| ch.eval(data, &queries[ch.first..ch.end], level, w));
+        a.iter_mut().for_each(|x| *x = 0.0);
+        let (mut count, mut hinge) = (0u64, 0.0);
+        for ch in &self.chunks {
+            for (x, y) in a.iter_mut().zip(&ch.a) {
+                *x += y;
+            }
+            count += ch.count;
+            hinge += ch.hinge;
+        }
+        OracleValue { count, hinge }
+    }
+}
+
+impl Chunk {
+    fn eval(&mut self, data: &Dataset, queries: &[QuerySpec], level: &[u8], w: &[f64]) {
+        let d = data.n_features();
+        let features = data.features();
+        self.a.iter_mut().for_each(|x| *x = 0.0);
+        self.count = 0;
+        self.hinge = 0.0;
+        for q in queries {
+            let n = q.len;
+            let rows = &features[q.start * d..(q.start + n) * d];
+            let (z, keyed, gamma) = (&mut self.z[..n], &mut self.keyed[..n], &mut self.gamma[..n]);
+            let lv = &level[q.start..q.start + n];
+            for (k, zk) in z.iter_mut().enumerate() {
+                *zk = row_dot(&rows[k * d..(k + 1) * d], w);
+                keyed[k] = (*zk, pack(k, lv[k]));
+            }
+            let count = count_violations(keyed, q.levels, gamma, &mut self.counts);
+            // Sum of 1 - (z_i - z_j) over violating pairs = count - sum_k gamma_k z_k, and
+            // sum_violating (x_i - x_j) = sum_k gamma_k x_k.
+            let mut gz = 0.0;
+            for (k, &g) in gamma.iter().enumerate() {
+                if g != 0 {
+                    let gf = g as f64;
+                    gz += gf * z[k];
+                    let row = &rows[k * d..(k + 1) * d];
+                    for (x, &r) in self.a.iter_mut().zip(row) {
+                        *x += gf * f64::from(r);
+                    }
+                }
+            }
+            self.count += count;
+            self.hinge += count as f64 - gz;
+        }
+    }
+}
+
+/// Per-level counts of the documents a sweep has passed: how many have a level `< m`.
+trait LevelCounts {
+    fn add(t: &mut [u32], level: usize);
+    fn below(t: &[u32], m: usize) -> u32;
+}
+
+/// `t[m]` = count of levels `< m` directly: `O(levels)` add, `O(1)` query (few levels).
+struct Cumulative;
+
+impl LevelCounts for Cumulative {
+    #[inline]
+    fn add(t: &mut [u32], level: usize) {
+        for x in &mut t[level + 1..] {
+            *x += 1;
+        }
+    }
+
+    #[inline]
+    fn below(t: &[u32], m: usize) -> u32 {
+        t[m]
+    }
+}
+
+/// A Fenwick tree over the levels (1-based): `O(log levels)` both ways.
+struct Fenwick;
+
+impl LevelCounts for Fenwick {
+    #[inline]
+    fn add(t: &mut [u32], level: usize) {
+        let mut i = level + 1;
+        while i < t.len() {
+            t[i] += 1;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    #[inline]
+    fn below(t: &[u32], m: usize) -> u32 {
+        let (mut i, mut s) = (m, 0);
+        while i > 0 {
+            s += t[i];
+            i &= i - 1;
+        }
+        s
+    }
+}
+
+/// Up to this many grade levels the counts are kept cumulatively, beyond in a Fenwick tree.
+const CUMULATIVE_MAX_LEVELS: usize = 8;
+
+/// Packs a document's local index and grade level into a sort key's tie-breaker (ordered
+/// like the index).
+#[inline]
+pub(crate) fn pack(k: usize, level: u8) -> u64 {
+    ((k as u64) << 8) | u64::from(level)
+}
+
+/// The counting core for one query: `keyed` holds `(z_k, pack(k, level_k))` for its
+/// documents (sorted here), with levels in `0..levels`. Writes `gamma` (indexed by `k`) and
+/// returns the number of margin-violating pairs. `counts` is scratch with at least
+/// `levels + 1` entries.
+pub(crate) fn count_violations(
+    keyed: &mut [(f64, u64)],
+    levels: usize,
+    gamma: &mut [i64],
+    counts: &mut [u32],
+) -> u64 {
+    keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    gamma.iter_mut().for_each(|g| *g = 0);
+    let t = &mut counts[..levels + 1];
+    if levels <= CUMULATIVE_MAX_LEVELS {
+        sweeps::<Cumulative>(keyed, gamma, t)
+    } else {
+        sweeps::<Fenwick>(keyed, gamma, t)
+    }
+}
+
+#[inline]
+fn sweeps<C: LevelCounts>(keyed: &[(f64, u64)], gamma: &mut [i64], t: &mut [u32]) -> u64 {
+    let n = keyed.len();
+    let (idx, lev) = (|v: u64| (v >> 8) as usize, |v: u64| (v & 0xff) as usize);
+
+    // Lower document j, ascending score: its violating higher partners are the prefix
+    // {p : fl(z_p - z_j) < 1}, growing with z_j.
+    t.iter_mut().for_each(|x| *x = 0);
+    let (mut p, mut added) = (0usize, 0u32);
+    for &(zj, j) in keyed {
+        while p < n && keyed[p].0 - zj < 1.0 {
+            C::add(t, lev(keyed[p].1));
+            added += 1;
+            p += 1;
+        }
+        let higher = added - C::below(t, lev(j) + 1);
+        gamma[idx(j)] -= i64::from(higher);
+    }
+
+    // Higher document i, descending score: its violating lower partners are the suffix
+    // {p : fl(z_i - z_p) < 1}, growing as z_i falls.
+    t.iter_mut().for_each(|x| *x = 0);
+    let mut p = n;
+    let mut count = 0u64;
+    for &(zi, i) in keyed.iter().rev() {
+        while p > 0 && zi - keyed[p - 1].0 < 1.0 {
+            p -= 1;
+            C::add(t, lev(keyed[p].1));
+        }
+        let lower = C::below(t, lev(i));
+        gamma[idx(i)] += i64::from(lower);
+        count += u64::from(lower);
+    }
+    count
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use ltr_core::{DatasetBuilder, Rng};
+
+    use super::*;
+
+    /// All pairs, the same predicate: `(count, gamma, hinge sum)`.
+    fn brute(z: &[f64], y: &[u8]) -> (u64, Vec<i64>, f64) {
+        let n = z.len();
+        let (mut count, mut gamma, mut hinge) = (0, vec![0; n], 0.0);
+        for i in 0..n {
+            for j in 0..n {
+                if y[i] > y[j] && z[i] - z[j] < 1.0 {
+                    count += 1;
+                    gamma[i] += 1;
+                    gamma[j] -= 1;
+                    hinge += 1.0 - (z[i] - z[j]);
+                }
+            }
+        }
+        (count, gamma, hinge)
+    }
+
+    fn levels_of(y: &[u8]) -> (Vec<u8>, usize) {
+        let mut g: Vec<u8> = y.to_vec();
+        g.sort_unstable();
+        g.dedup();
+        (y.iter().map(|v| g.binary_search(v).unwrap() as u8).collect(), g.len())
+    }
+
+    fn run(z: &[f64], y: &[u8]) -> (u64, Vec<i64>) {
+        let (lv, levels) = levels_of(y);
+        let mut keyed: Vec<(f64, u64)> = z.iter().enumerate().map(|(k, &v)| (v, pack(k, lv[k]))).collect();
+        let mut gamma = vec![7; z.len()];
+        let mut counts = vec![3; levels + 1];
+        let c = count_violations(&mut keyed, levels, &mut gamma, &mut counts);
+        (c, gamma)
+    }
+
+    #[test]
+    fn hand_worked_query() {
+        // Grades y = [0, 1, 2, 1], scores z = [0, 0.5, 1.75, 1]. Pairs with y_i > y_j:
+        //   (1,0): 0.5  < 1 violates, hinge 0.5     (3,0): 1.0 = 1, on the margin: no
+        //   (2,0): 1.75 no                          (2,1): 1.25 no
+        //   (2,3): 0.75 < 1 violates, hinge 0.25
+        // count 2; gamma = [-1, +1, +1, -1]; hinge sum 0.75 = 2 - (0 + 0.5 + 1.75 - 1).
+        let (c, g) = run(&[0.0, 0.5, 1.75, 1.0], &[0, 1, 2, 1]);
+        assert_eq!(c, 2);
+        assert_eq!(g, vec![-1, 1, 1, -1]);
+        // All scores equal: every pair violates with hinge 1. Grades [2, 0, 0, 1]: pairs
+        // (0,1), (0,2), (0,3), (3,1), (3,2): gamma = [3, -2, -2, 1].
+        let (c, g) = run(&[0.25; 4], &[2, 0, 0, 1]);
+        assert_eq!(c, 5);
+        assert_eq!(g, vec![3, -2, -2, 1]);
+    }
+
+    #[test]
+    fn counts_equal_all_pairs_with_ties() {
+        let mut rng = Rng::new(7);
+        let mut checked = 0;
+        for trial in 0..400 {
+            // Up to 5 grades (cumulative counts) or up to 40 (Fenwick tree).
+            let n = 1 + rng.index(60);
+            let levels = if trial % 4 == 3 { 2 + rng.below(39) } else { 2 + rng.below(4) };
+            let y: Vec<u8> = (0..n).map(|_| (rng.below(levels) * 3) as u8).collect();
+            // Scores on a grid of step 1/4 (ties and differences of exactly 1), or continuous.
+            let z: Vec<f64> = (0..n)
+                .map(|_| if trial % 3 == 2 { rng.normal() * 2.0 } else { rng.below(13) as f64 / 4.0 - 1.5 })
+                .collect();
+            let (bc, bg, bh) = brute(&z, &y);
+            let (c, g) = run(&z, &y);
+            assert_eq!((c, &g), (bc, &bg), "z {z:?} y {y:?}");
+            let gz: f64 = g.iter().zip(&z).map(|(&g, z)| g as f64 * z).sum();
+            assert!((c as f64 - gz - bh).abs() <= 1e-12 * bh.max(1.0), "{} vs {bh}", c as f64 - gz);
+            checked += usize::from(bc > 0);
+        }
+        assert!(checked > 300);
+    }
+
+    #[test]
+    fn dataset_oracle_equals_all_pairs_enumeration() {
+        // Several queries (some single-grade, some single-document), coarse features and
+        // integer weights so that scores tie and pairs sit exactly on the margin; chunks of
+        // several queries.
+        let d = 3;
+        let mut rng = Rng::new(11);
+        for trial in 0..30 {
+            let mut b = DatasetBuilder::new(d);
+            let n_queries = 1 + rng.index(60);
+            for q in 0..n_queries {
+                b.start_query(&q.to_string());
+                let n = 1 + rng.index(70);
+                let single = rng.below(5) == 0;
+                for _ in 0..n {
+                    let row: Vec<f32> = (0..d).map(|_| rng.below(9) as f32 / 4.0 - 1.0).collect();
+                    let g = if single { 1 } else { rng.below(3) as u8 };
+                    b.push_doc(g, &row, None).unwrap();
+                }
+            }
+            let data = b.finish().unwrap();
+            let Some(mut oracle) = HingeOracle::new(&data) else { continue };
+            let w: Vec<f64> = (0..d)
+                .map(|_| if trial % 2 == 0 { rng.below(5) as f64 - 2.0 } else { rng.normal() })
+                .collect();
+            let mut a = vec![0.0; d];
+            let v = oracle.eval(&w, &mut a);
+            // Brute force over all pairs, with the oracle's own score function.
+            let z: Vec<f64> = data.rows().map(|r| row_dot(r, &w)).collect();
+            let (mut count, mut pairs, mut hinge, mut ab) = (0u64, 0u64, 0.0, vec![0.0; d]);
+            for q in data.queries() {
+                for i in q.range() {
+                    for j in q.range() {
+                        if data.labels()[i] > data.labels()[j] {
+                            pairs += 1;
+                            if z[i] - z[j] < 1.0 {
+                                count += 1;
+                                hinge += 1.0 - (z[i] - z[j]);
+                                for (k, x) in ab.iter_mut().enumerate() {
+                                    *x += f64::from(data.row(i)[k]) - f64::from(data.row(j)[k]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(oracle.n_pairs(), pairs);
+            assert_eq!(v.count, count);
+            assert!((v.hinge - hinge).abs() <= 1e-12 * hinge.max(1.0), "{} vs {hinge}", v.hinge);
+            for (x, y) in a.iter().zip(&ab) {
+                assert!((x - y).abs() <= 1e-12 * y.abs().max(1.0), "{a:?} vs {ab:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The boosting loop shared by every tree-based ranker: the algorithm supplies per-document
+//! gradients and hessians, this module does everything else.
+
+use ltr_core::{Dataset, Error, Result, Rng, Validation};
+use rayon::prelude::*;
+
+use crate::bins::BinnedData;
+use crate::config::BoostConfig;
+use crate::learner::TreeLearner;
+use crate::tree::{Ensemble, Tree};
+
+/// What an algorithm supplies: the first and second derivatives of its loss with respect
+/// to each training document's score.
+///
+/// Leaves move scores by `-learning_rate * G / (H + lambda_l2)`, so `gradients` must be
+/// derivatives of a loss to be minimised (a negative gradient pushes a document up).
+/// Hessians must be non-negative.
+pub trait Objective {
+    /// Fills `gradients` and `hessians` (one per training document, document order) for
+    /// the current training `scores`.
+    fn gradients(&mut self, scores: &[f64], gradients: &mut [f32], hessians: &mut [f32]) -> Result<()>;
+}
+
+/// The outcome of [`boost`].
+#[derive(Debug, Clone)]
+pub struct Boosted {
+    /// The ensemble, cut back to the best validation prefix when a validation split was given.
+    pub ensemble: Ensemble,
+    /// The validation measure after each round (empty without validation).
+    pub valid_history: Vec<f64>,
+    /// Rounds actually run (fewer than configured after early stopping or when no split
+    /// was possible).
+    pub rounds_run: usize,
+}
+
+/// Boosts trees on `train` for `objective`.
+///
+/// Binning is done once. Each round: gradients for the current scores, one tree, scores
+/// updated. With `valid`, the measure is evaluated after every round; training stops after
+/// `early_stopping_rounds` rounds without a strictly better value (if non-zero), and the
+/// ensemble is cut back to the round with the best value (the earliest on ties). A round
+/// whose tree cannot split at all ends training (as LightGBM does). `rng` is drawn from
+/// only for row and feature subsampling.
+pub fn boost<O: Objective + Send + ?Sized>(
+    train: &Dataset,
+    valid: Option<&Validation<'_>>,
+    objective: &mut O,
+    cfg: &BoostConfig,
+    rng: &mut Rng,
+) -> Result<Boosted> {
+    cfg.validate()?;
+    // Run the loop on a worker of the current rayon pool: the many small parallel sections
+    // inside then fork locally instead of each being injected from outside the pool.
+    let mut out = None;
+    rayon::scope(|_| out = Some(boost_in_pool(train, valid, objective, cfg, rng)));
+    out.unwrap_or_else(|| Err(Error::fit("trees", "the boosting loop did not run")))
+}
+
+fn boost_in_pool<O: Objective + ?Sized>(
+    train: &Dataset,
+    valid: Option<&Validation<'_>>,
+    objective: &mut O,
+    cfg: &BoostConfig,
+    rng: &mut Rng,
+) -> Result<Boosted> {
+    if let Some(v) = valid
+        && v.data.n_features() != train.n_features()
+    {
+        return Err(Error::FeatureCount { expected: train.n_features(), found: v.data.n_features() });
+    }
+    let binned = BinnedData::new(train, cfg.tree.max_bins, cfg.tree.min_data_in_bin)?;
+    let mut learner = TreeLearner::new(binned, cfg.tree.clone())?;
+    let mut tree_rng = rng.child("trees");
+    let n = train.n_docs();
+    let mut scores = vec![0.0f64; n];
+    let (mut grad, mut hess) = (vec![0.0f32; n], vec![0.0f32; n]);
+    let mut valid_scores = valid.map(|v| vec![0.0f64; v.data.n_docs()]);
+    let mut ensemble = Ensemble::new(train.n_features(), 0.0);
+    let mut history = Vec::new();
+    let mut best: Option<(f64, usize)> = None;
+    let mut rounds_run = 0;
+
+    for round in 0..cfg.rounds {
+        objective.gradients(&scores, &mut grad, &mut hess)?;
+        let tree = learner.grow(&grad, &hess, &mut tree_rng)?;
+        rounds_run = round + 1;
+        if tree.n_leaves() == 1 {
+            log::debug!("round {round}: no split possible, stopping");
+            break;
+        }
+        learner.add_to_scores(&tree, &mut scores);
+        if let (Some(v), Some(vs)) = (valid, valid_scores.as_mut()) {
+            add_tree(&tree, v.data, vs);
+            let value = v.evaluate(vs)?;
+            if !value.is_finite() {
+                return Err(Error::Measure(format!("validation {} is {value}", v.measure.name())));
+            }
+            history.push(value);
+            if best.is_none_or(|(b, _)| value > b) {
+                best = Some((value, round + 1));
+            }
+            log::debug!("round {round}: validation {} = {value:.6}", v.measure.name());
+        }
+        ensemble.trees.push(tree);
+        if let Some((_, at)) = best
+            && cfg.early_stopping_rounds > 0
+            && round + 1 - at >= cfg.early_stopping_rounds
+        {
+            log::debug!("early stop after round {round}; best round {at}");
+            break;
+        }
+    }
+    if let Some((value, at)) = best {
+        log::debug!("keeping {at} of {} trees (validation {value:.6})", ensemble.trees.len());
+        ensemble.truncate(at);
+    }
+    Ok(Boosted { ensemble, valid_history: history, rounds_run })
+}
+
+/// Adds one tree's outputs to the scores of `data`.
+pub fn add_tree(tree: &Tree, data: &Dataset, scores: &mut [f64]) {
+    const CHUNK: usize = 1024;
+    if scores.len() >= 8 * CHUNK {
+        scores.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
+            for (k, s) in chunk.iter_mut().enumerate() {
+                *s += tree.predict(data.row(c * CHUNK + k));
+            }
+        });
+    } else {
+        for (i, s) in scores.iter_mut().enumerate() {
+            *s += tree.predict(data.row(i));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::Mutex;
+
+    use ltr_core::{DatasetBuilder, Measure, Ranker};
+
+    use super::*;
+    use crate::config::TreeConfig;
+
+    /// Squared error on the grades.
+    struct L2(Vec<f64>);
+
+    impl Objective for L2 {
+        fn gradients(&mut self, s: &[f64], g: &mut [f32], h: &mut [f32]) -> Result<()> {
+            for i in 0..s.len() {
+                g[i] = (s[i] - self.0[i]) as f32;
+                h[i] = 1.0;
+            }
+            Ok(())
+        }
+    }
+
+    /// A measure that replays a fixed sequence, one value per call.
+    #[derive(Debug)]
+    struct Replay(Mutex<Vec<f64>>);
+
+    impl Measure for Replay {
+        fn name(&self) -> String {
+            "replay".into()
+        }
+        fn mean(&self, _: &Dataset, _: &[f64]) -> Result<f64> {
+            Ok(self.0.lock().unwrap().remove(0))
+        }
+    }
+
+    fn data(n: usize) -> Dataset {
+        let mut b = DatasetBuilder::new(3);
+        let mut r = Rng::new(2);
+        for q in 0..n / 10 {
+            b.start_query(&q.to_string());
+            for _ in 0..10 {
+                let x = [r.uniform() as f32, r.index(5) as f32, r.normal() as f32];
+                let y = u8::from(x[0] + 0.2 * x[1] > 0.9) + u8::from(x[2] > 1.0);
+                b.push_doc(y, &x, None).unwrap();
+            }
+        }
+        b.finish().unwrap()
+    }
+
+    fn cfg(rounds: usize, patience: usize) -> BoostConfig {
+        BoostConfig {
+            rounds,
+            early_stopping_rounds: patience,
+            tree: TreeConfig { max_leaves: 4, min_data_in_leaf: 5, ..TreeConfig::default() },
+        }
+    }
+
+    /// Validation values 0.1, 0.3, 0.2, 0.25, 0.2 with patience 3: the best is round 2; rounds
+    /// 3, 4, 5 do not improve, so training stops after round 5 and keeps 2 trees.
+    #[test]
+    fn early_stopping_keeps_the_best_prefix() {
+        let d = data(200);
+        let labels: Vec<f64> = d.labels().iter().map(|&y| f64::from(y)).collect();
+        let m = Replay(Mutex::new(vec![0.1, 0.3, 0.2, 0.25, 0.2, 0.9, 0.9]));
+        let v = Validation { data: &d, measure: &m };
+        let out = boost(&d, Some(&v), &mut L2(labels.clone()), &cfg(10, 3), &mut Rng::new(0)).unwrap();
+        assert_eq!(out.rounds_run, 5);
+        assert_eq!(out.valid_history, vec![0.1, 0.3, 0.2, 0.25, 0.2]);
+        assert_eq!(out.ensemble.trees.len(), 2);
+        // Without patience every round runs, and the best prefix is still kept.
+        let m = Replay(Mutex::new(vec![0.1, 0.3, 0.2, 0.25, 0.2, 0.1]));
+        let v = Validation { data: &d, measure: &m };
+        let out = boost(&d, Some(&v), &mut L2(labels), &cfg(6, 0), &mut Rng::new(0)).unwrap();
+        assert_eq!((out.rounds_run, out.ensemble.trees.len()), (6, 2));
+    }
+
+    /// Training scores kept by the loop equal the model's scores bit for bit, and a JSON
+    /// round trip keeps every score.
+    #[test]
+    fn training_scores_match_the_model_and_json_round_trips() {
+        let d = data(300);
+        let labels: Vec<f64> = d.labels().iter().map(|&y| f64::from(y)).collect();
+        let mut c = cfg(20, 0);
+        c.tree.row_subsample = 0.7;
+        let out = boost(&d, None, &mut L2(labels.clone()), &c, &mut Rng::new(4)).unwrap();
+        assert_eq!(out.ensemble.trees.len(), 20);
+        let scores = out.ensemble.score_vec(&d).unwrap();
+        let mut replay = vec![0.0; d.n_docs()];
+        for t in &out.ensemble.trees {
+            add_tree(t, &d, &mut replay);
+        }
+        assert_eq!(scores, replay);
+        // Squared error went down.
+        let mse = |s: &[f64]| s.iter().zip(&labels).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+        assert!(mse(&scores) < 0.7 * mse(&vec![0.0; d.n_docs()]));
+        let json = serde_json::to_string(&out.ensemble).unwrap();
+        let back: Ensemble = serde_json::from_str(&json).unwrap();
+        assert!(back.score_vec(&d).unwrap().iter().zip(&scores).all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
+
+    #[test]
+    fn mismatched_validation_data_is_an_error() {
+        let d = data(50);
+        let mut b = DatasetBuilder::new(2);
+        b.start_query("q");
+        b.push_doc(1, &[0.0, 0.0], None).unwrap();
+        let other = b.finish().unwrap();
+        let m = Replay(Mutex::new(vec![]));
+        let v = Validation { data: &other, measure: &m };
+        assert!(boost(&d, Some(&v), &mut L2(vec![0.0; 50]), &cfg(3, 0), &mut Rng::new(0)).is_err());
+    }
+}

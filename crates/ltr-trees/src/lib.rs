@@ -1,0 +1,28 @@
+//! A histogram gradient-boosted tree learner, shared by LambdaMART and IntervalRank.
+//!
+//! * [`BinnedData`]: quantile binning of the training features into at most 255 `u8` bins,
+//!   once per training set (missing = NaN reads as 0; see [`bins`]).
+//! * [`TreeLearner`]: grows one regression tree from per-document gradients and hessians:
+//!   histogram split finding with sibling subtraction, leaf-wise (best-first) growth up to
+//!   `max_leaves`, `min_data_in_leaf`, `min_sum_hessian_in_leaf`, `lambda_l2`, Newton leaf
+//!   values `-learning_rate * G / (H + lambda_l2)`, optional row and feature subsampling.
+//! * [`boost`] with an [`Objective`]: the whole boosting loop, so a ranking algorithm only
+//!   supplies gradients and hessians per round; validation picks the number of trees.
+//! * [`Ensemble`] / [`Tree`]: the fitted model on raw `f32` features (real-valued
+//!   thresholds, not bin ids), serde-serialisable (JSON round trips bit for bit), with a
+//!   readable [`Ensemble::dump`]. `Ensemble` implements [`ltr_core::Ranker`].
+//!
+//! Parallel with rayon, bit-identical at any thread count (see [`learner`]).
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod bins;
+mod boost;
+mod config;
+pub mod learner;
+mod tree;
+
+pub use bins::BinnedData;
+pub use boost::{Boosted, Objective, add_tree, boost};
+pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, check_fraction};
+pub use learner::TreeLearner;
+pub use tree::{Ensemble, Tree};
