@@ -8,3 +8,4 @@ mod cli_eval;
 mod common;
 mod data;
 mod eval_golden;
+mod harness;

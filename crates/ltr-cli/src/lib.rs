@@ -21,22 +21,55 @@ struct Cli {
     /// Only warnings and errors.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     quiet: bool,
+    /// Worker threads (default: all cores; `RAYON_NUM_THREADS` also works).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Download (or copy from a mirror), verify and install datasets into the data cache.
+    Fetch(cmd::fetch::Args),
+    /// Run an experiment spec: every dataset x fold x algorithm, selection on vali.
+    Run(cmd::run::Args),
+    /// Write reports/<name>.md, .json and .csv from the result store.
+    Report(cmd::report::Args),
+    /// Fetch, run and report a collection (letor3, letor4).
+    Reproduce(cmd::run::ReproduceArgs),
+    /// Compare a run's mean metrics with a checked-in baseline (CI regression).
+    Check(cmd::check::Args),
+    /// Train one model on a file.
+    Train(cmd::train::Args),
+    /// Score a file with a trained model.
+    Predict(cmd::predict::Args),
     /// Evaluate a score file against a LETOR file, like the official evaluation scripts.
     Eval(cmd::eval::Args),
+    /// List the registered algorithms.
+    Algorithms,
 }
 
 /// Entry point of the `ltr` binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
+    if let Some(n) = cli.threads
+        && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
+    {
+        eprintln!("error: --threads {n}: {e}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
+        Command::Fetch(args) => cmd::fetch::run(args),
+        Command::Run(args) => cmd::run::run(args),
+        Command::Report(args) => cmd::report::run(args),
+        Command::Reproduce(args) => cmd::run::reproduce(args),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Train(args) => cmd::train::run(args),
+        Command::Predict(args) => cmd::predict::run(args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Algorithms => list_algorithms(),
     };
     match result {
         Ok(code) => code,
@@ -45,6 +78,13 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn list_algorithms() -> anyhow::Result<ExitCode> {
+    for a in ltr_harness::ALGORITHMS {
+        println!("{:<14} {:<14} {:<10} {} {:<18} {}", a.id, a.name, a.family, a.year, a.loss, a.optimizer);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn init_logging(verbose: u8, quiet: bool) {

@@ -1,0 +1,83 @@
+//! `ltr check --baseline B`: CI regression of mean metrics.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use ltr_harness::check::{MeansFile, compare};
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+/// Arguments of `ltr check`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Checked-in baseline (reports/baselines/<name>.json).
+    #[arg(long)]
+    baseline: PathBuf,
+    /// The run's report JSON (default: reports/<baseline name>.json).
+    #[arg(long)]
+    results: Option<PathBuf>,
+    /// Largest accepted |run - baseline| per number.
+    #[arg(long, default_value_t = 0.005)]
+    tolerance: f64,
+    /// Write the baseline from the results instead of checking (after a reviewed change).
+    #[arg(long)]
+    write: bool,
+}
+
+/// Runs `ltr check`: exit 1 when a number moved beyond the tolerance or a row is missing.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.write {
+        let results = args.results.clone().context("--write needs --results <report json>")?;
+        let current = MeansFile::load(&results)?;
+        let text = serde_json::to_string_pretty(&current)? + "\n";
+        if let Some(dir) = args.baseline.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&args.baseline, text)?;
+        println!("wrote {} ({} rows)", args.baseline.display(), current.means.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let baseline = MeansFile::load(&args.baseline)?;
+    let results = args
+        .results
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("reports").join(format!("{}.json", baseline.name)));
+    let current = MeansFile::load(&results)?;
+    let outcome = compare(&baseline, &current, args.tolerance);
+    for k in &outcome.new {
+        println!("note: {k} is not in the baseline");
+    }
+    if outcome.passed() {
+        println!(
+            "check passed: {} numbers of {} within {} of {}",
+            outcome.compared,
+            results.display(),
+            args.tolerance,
+            args.baseline.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !outcome.moved.is_empty() {
+        let mut b = Builder::default();
+        b.push_record(["dataset", "algorithm", "metric", "baseline", "run", "difference"]);
+        for m in &outcome.moved {
+            b.push_record([
+                m.dataset.clone(),
+                m.algorithm.clone(),
+                m.metric.clone(),
+                format!("{:.4}", m.baseline),
+                format!("{:.4}", m.current),
+                format!("{:+.4}", m.current - m.baseline),
+            ]);
+        }
+        let mut t = b.build();
+        t.with(Style::markdown());
+        eprintln!("{} numbers moved beyond {}:\n{t}", outcome.moved.len(), args.tolerance);
+    }
+    for k in &outcome.missing {
+        eprintln!("missing from the run: {k}");
+    }
+    eprintln!("check FAILED against {}", args.baseline.display());
+    Ok(ExitCode::FAILURE)
+}

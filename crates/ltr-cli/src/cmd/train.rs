@@ -1,0 +1,102 @@
+//! `ltr train ALGO --train F [--vali F] [--set key=value ...] --model OUT.json`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use ltr_core::{Rng, Validation};
+use ltr_data::{ReadOptions, read_file};
+use ltr_harness::AnyModel;
+use ltr_harness::registry::{AlgoConfig, default_validation_metric};
+use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
+use serde::{Deserialize, Serialize};
+
+/// Arguments of `ltr train`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Algorithm id (regression, prank, ranksvm, crr, pcrank, rankboost, adarank-map,
+    /// adarank-ndcg, lambdamart, intervalrank).
+    algorithm: String,
+    /// Training file (LETOR format, plain or .gz).
+    #[arg(long)]
+    train: PathBuf,
+    /// Validation file: early stopping / round selection by --metric.
+    #[arg(long)]
+    vali: Option<PathBuf>,
+    /// A hyperparameter, `key=value` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    settings: Vec<String>,
+    /// Seed of every random decision.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Validation metric (default: map; ndcg@10 for lambdamart).
+    #[arg(long)]
+    metric: Option<Metric>,
+    /// Convention of the validation metric.
+    #[arg(long, default_value = "letor4")]
+    convention: Convention,
+    /// Feature count (default: the highest index in the training file).
+    #[arg(long)]
+    features: Option<usize>,
+    /// Where to write the model (JSON).
+    #[arg(long)]
+    model: PathBuf,
+}
+
+/// The model file: the fitted model with what produced it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ModelFile {
+    /// ltr version that wrote it.
+    pub ltr_version: String,
+    /// Parameters.
+    pub config: AlgoConfig,
+    /// Seed.
+    pub seed: u64,
+    /// Feature count.
+    pub n_features: usize,
+    /// The model.
+    pub model: AnyModel,
+}
+
+/// Runs `ltr train`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config = AlgoConfig::from_settings(&args.algorithm, &args.settings)?;
+    let t = Instant::now();
+    let opts = ReadOptions { n_features: args.features, ..Default::default() };
+    let train =
+        read_file(&args.train, &opts).with_context(|| format!("reading {}", args.train.display()))?.dataset;
+    let opts = ReadOptions { n_features: Some(train.n_features()), ..Default::default() };
+    let vali = match &args.vali {
+        Some(p) => Some(read_file(p, &opts).with_context(|| format!("reading {}", p.display()))?.dataset),
+        None => None,
+    };
+    log::info!(
+        "parsed {} queries / {} documents / {} features in {:.3} s",
+        train.n_queries(),
+        train.n_docs(),
+        train.n_features(),
+        t.elapsed().as_secs_f64()
+    );
+    let metric = args.metric.unwrap_or_else(|| default_validation_metric(&args.algorithm));
+    let criterion = Criterion::new(metric, EvalConfig::official(args.convention));
+    let valid = vali.as_ref().map(|data| Validation { data, measure: &criterion });
+    let mut rng = Rng::new(args.seed);
+    let t = Instant::now();
+    let model = config.fit(&train, valid.as_ref(), &mut rng)?;
+    log::info!("trained {} in {:.3} s", args.algorithm, t.elapsed().as_secs_f64());
+    if let Some(v) = &valid {
+        log::info!("validation {}: {:.6}", criterion.metric, v.evaluate(&model.score_vec(v.data)?)?);
+    }
+    let file = ModelFile {
+        ltr_version: env!("CARGO_PKG_VERSION").to_owned(),
+        config,
+        seed: args.seed,
+        n_features: train.n_features(),
+        model,
+    };
+    let text = serde_json::to_string(&file)? + "\n";
+    std::fs::write(&args.model, text).with_context(|| format!("writing {}", args.model.display()))?;
+    println!("wrote {}", args.model.display());
+    Ok(ExitCode::SUCCESS)
+}

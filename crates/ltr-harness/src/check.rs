@@ -1,0 +1,146 @@
+//! CI regression of reported metrics against checked-in baselines.
+//!
+//! A baseline (`reports/baselines/<name>.json`) and a report JSON (`reports/<name>.json`)
+//! share the `means` rows: per dataset and algorithm label, the 5-fold mean of each metric.
+//! Every baseline row must be present in the run and every metric within the tolerance.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HarnessError, Result};
+
+/// Per dataset and algorithm, the mean over folds of each metric (`ndcg@10`, `map`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeanRow {
+    /// Dataset.
+    pub dataset: String,
+    /// Algorithm label.
+    pub algorithm: String,
+    /// Number of folds averaged.
+    pub folds: usize,
+    /// Metric name -> mean.
+    pub metrics: BTreeMap<String, f64>,
+}
+
+/// The part of a report or baseline file that `ltr check` reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeansFile {
+    /// Spec name.
+    pub name: String,
+    /// The convention(s) the numbers were computed with, for the record.
+    #[serde(default)]
+    pub conventions: BTreeMap<String, String>,
+    /// The rows.
+    pub means: Vec<MeanRow>,
+}
+
+impl MeansFile {
+    /// Reads the `name`, `conventions` and `means` of a JSON file (other keys are ignored).
+    pub fn load(path: &Path) -> Result<Self> {
+        let bad = |reason: String| HarnessError::Baseline { path: path.to_owned(), reason };
+        let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+        serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))
+    }
+}
+
+/// One number that moved beyond the tolerance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Moved {
+    /// Dataset.
+    pub dataset: String,
+    /// Algorithm label.
+    pub algorithm: String,
+    /// Metric.
+    pub metric: String,
+    /// Baseline value.
+    pub baseline: f64,
+    /// Value in the run (NaN if the metric is missing).
+    pub current: f64,
+}
+
+/// The outcome of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct CheckOutcome {
+    /// Numbers beyond the tolerance.
+    pub moved: Vec<Moved>,
+    /// Baseline rows absent from the run (`dataset/algorithm`).
+    pub missing: Vec<String>,
+    /// Run rows absent from the baseline (informational).
+    pub new: Vec<String>,
+    /// Numbers compared.
+    pub compared: usize,
+}
+
+impl CheckOutcome {
+    /// Whether the run passes.
+    pub fn passed(&self) -> bool {
+        self.moved.is_empty() && self.missing.is_empty()
+    }
+}
+
+/// Compares a run's means with a baseline: |current - baseline| <= tolerance for every
+/// baseline metric.
+pub fn compare(baseline: &MeansFile, current: &MeansFile, tolerance: f64) -> CheckOutcome {
+    let key = |r: &MeanRow| format!("{}/{}", r.dataset, r.algorithm);
+    let cur: BTreeMap<String, &MeanRow> = current.means.iter().map(|r| (key(r), r)).collect();
+    let base_keys: std::collections::BTreeSet<String> = baseline.means.iter().map(key).collect();
+    let mut out = CheckOutcome::default();
+    for b in &baseline.means {
+        let Some(c) = cur.get(&key(b)) else {
+            out.missing.push(key(b));
+            continue;
+        };
+        for (metric, &bv) in &b.metrics {
+            out.compared += 1;
+            let cv = c.metrics.get(metric).copied().unwrap_or(f64::NAN);
+            if !((cv - bv).abs() <= tolerance) {
+                out.moved.push(Moved {
+                    dataset: b.dataset.clone(),
+                    algorithm: b.algorithm.clone(),
+                    metric: metric.clone(),
+                    baseline: bv,
+                    current: cv,
+                });
+            }
+        }
+    }
+    out.new = cur.keys().filter(|k| !base_keys.contains(*k)).cloned().collect();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn file(v: f64) -> MeansFile {
+        MeansFile {
+            name: "t".into(),
+            conventions: BTreeMap::new(),
+            means: vec![MeanRow {
+                dataset: "D".into(),
+                algorithm: "a".into(),
+                folds: 5,
+                metrics: [("map".to_string(), v)].into_iter().collect(),
+            }],
+        }
+    }
+
+    #[test]
+    fn tolerance_is_inclusive_and_missing_rows_fail() {
+        assert!(compare(&file(0.5), &file(0.505), 0.005 + 1e-12).passed());
+        let out = compare(&file(0.5), &file(0.51), 0.005);
+        assert_eq!(out.moved.len(), 1);
+        let mut other = file(0.5);
+        other.means[0].algorithm = "b".into();
+        let out = compare(&file(0.5), &other, 0.005);
+        assert_eq!(out.missing, vec!["D/a".to_string()]);
+        assert_eq!(out.new, vec!["D/b".to_string()]);
+        assert!(!out.passed());
+        let mut nan = file(0.5);
+        nan.means[0].metrics.clear();
+        assert!(!compare(&file(0.5), &nan, 0.005).passed());
+    }
+}

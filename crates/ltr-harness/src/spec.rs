@@ -1,0 +1,323 @@
+//! Experiment specs (`experiments/*.toml`): which datasets, folds and algorithms, each with a
+//! small hyperparameter grid, the master seed, the selection metric and the convention.
+//!
+//! ```toml
+//! name = "letor3"            # results/<name>/, reports/<name>.md
+//! collection = "letor3"      # datasets/<collection>.toml
+//! datasets = ["OHSUMED", "TD2003"]
+//! folds = [1, 2, 3, 4, 5]
+//! seed = 42
+//! validation_metric = "map"  # model selection on vali (LETOR protocol); default map
+//! # convention = "letor3"    # default: each dataset's convention from the manifest
+//!
+//! [[algorithms]]
+//! id = "ranksvm"
+//! params = { max_iter = 100 } # fixed values (optional)
+//! grid = { c = [0.01, 0.1, 1.0] } # every combination is fitted (optional)
+//! # label = "ranksvm-small"  # to run one id twice with different fixed params
+//! # validation_metric = "ndcg@10"
+//! ```
+//!
+//! Parameters are checked against each algorithm's typed parameter struct when the spec is
+//! loaded: an unknown key or a value of the wrong type is an error naming the file, the
+//! algorithm and the key.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ltr_metrics::{Convention, Metric};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HarnessError, Result};
+use crate::registry::{AlgoConfig, default_validation_metric};
+
+/// Spec files shipped in `experiments/`, compiled in.
+pub const BUILTIN: [(&str, &str); 2] = [
+    ("letor3", include_str!("../../../experiments/letor3.toml")),
+    ("letor4", include_str!("../../../experiments/letor4.toml")),
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    name: String,
+    collection: String,
+    datasets: Vec<String>,
+    #[serde(default = "default_folds")]
+    folds: Vec<u32>,
+    seed: u64,
+    #[serde(default)]
+    validation_metric: Option<String>,
+    #[serde(default)]
+    convention: Option<Convention>,
+    #[serde(default)]
+    algorithms: Vec<RawAlgorithm>,
+}
+
+fn default_folds() -> Vec<u32> {
+    vec![1, 2, 3, 4, 5]
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAlgorithm {
+    id: String,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    params: toml::Table,
+    #[serde(default)]
+    grid: BTreeMap<String, Vec<toml::Value>>,
+    #[serde(default)]
+    validation_metric: Option<String>,
+}
+
+/// A checked experiment spec.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExperimentSpec {
+    /// Where it came from (file path or `builtin:<name>`).
+    pub source: String,
+    /// Name of the run and of the report.
+    pub name: String,
+    /// The collection (manifest) the datasets belong to.
+    pub collection: String,
+    /// Datasets, in report order.
+    pub datasets: Vec<String>,
+    /// Folds.
+    pub folds: Vec<u32>,
+    /// Master seed.
+    pub seed: u64,
+    /// Convention override (else each dataset's own).
+    pub convention: Option<Convention>,
+    /// The algorithms, in report order.
+    pub algorithms: Vec<AlgorithmEntry>,
+}
+
+/// One algorithm of a spec with its expanded grid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlgorithmEntry {
+    /// The algorithm id.
+    pub id: String,
+    /// Unique label within the spec (defaults to the id).
+    pub label: String,
+    /// Selection metric on vali.
+    pub validation_metric: Metric,
+    /// Every grid point, typed, in a fixed order (grid keys sorted, last key fastest).
+    pub grid: Vec<AlgoConfig>,
+}
+
+impl ExperimentSpec {
+    /// A built-in spec by name.
+    pub fn builtin(name: &str) -> Result<Self> {
+        let (n, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| HarnessError::Spec {
+            file: PathBuf::from(format!("experiments/{name}.toml")),
+            reason: format!(
+                "no such built-in spec (known: {})",
+                BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
+        })?;
+        Self::parse(text, Path::new(&format!("experiments/{n}.toml")))
+    }
+
+    /// Loads a spec file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| HarnessError::Spec { file: path.to_owned(), reason: e.to_string() })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and checks spec text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        let bad = |reason: String| HarnessError::Spec { file: path.to_owned(), reason };
+        let raw: RawSpec = toml::from_str(text).map_err(|e| bad(e.to_string().trim().replace('\n', " ")))?;
+        let default_metric = match &raw.validation_metric {
+            Some(m) => parse_metric(m).map_err(|e| bad(format!("validation_metric: {e}")))?,
+            None => Metric::Map,
+        };
+        if raw.datasets.is_empty() {
+            return Err(bad("`datasets` is empty".into()));
+        }
+        if raw.folds.is_empty() || raw.folds.contains(&0) {
+            return Err(bad("`folds` must list fold numbers starting at 1".into()));
+        }
+        let mut labels = std::collections::BTreeSet::new();
+        let mut algorithms = Vec::new();
+        for (i, a) in raw.algorithms.into_iter().enumerate() {
+            let label = a.label.clone().unwrap_or_else(|| a.id.clone());
+            let at = format!("algorithms[{i}] ({label})");
+            if !labels.insert(label.clone()) {
+                return Err(bad(format!(
+                    "{at}: label `{label}` used twice (set `label` to tell them apart)"
+                )));
+            }
+            let validation_metric = match &a.validation_metric {
+                Some(m) => parse_metric(m).map_err(|e| bad(format!("{at}: validation_metric: {e}")))?,
+                None if raw.validation_metric.is_some() => default_metric,
+                None => default_validation_metric(&a.id),
+            };
+            let grid = expand_grid(&a).map_err(|e| bad(format!("{at}: {e}")))?;
+            algorithms.push(AlgorithmEntry { id: a.id, label, validation_metric, grid });
+        }
+        if algorithms.is_empty() {
+            return Err(bad("no `[[algorithms]]`".into()));
+        }
+        Ok(Self {
+            source: path.display().to_string(),
+            name: raw.name,
+            collection: raw.collection,
+            datasets: raw.datasets,
+            folds: raw.folds,
+            seed: raw.seed,
+            convention: raw.convention,
+            algorithms,
+        })
+    }
+
+    /// Keeps only the named datasets (case-insensitive), in spec order.
+    pub fn restrict_datasets(&mut self, names: &[String]) -> Result<()> {
+        for n in names {
+            if !self.datasets.iter().any(|d| d.eq_ignore_ascii_case(n)) {
+                return Err(HarnessError::Spec {
+                    file: PathBuf::from(&self.source),
+                    reason: format!(
+                        "dataset `{n}` is not in the spec (it has: {})",
+                        self.datasets.join(", ")
+                    ),
+                });
+            }
+        }
+        self.datasets.retain(|d| names.iter().any(|n| d.eq_ignore_ascii_case(n)));
+        Ok(())
+    }
+
+    /// Keeps only the named algorithm labels or ids.
+    pub fn restrict_algorithms(&mut self, names: &[String]) -> Result<()> {
+        for n in names {
+            if !self.algorithms.iter().any(|a| a.label == *n || a.id == *n) {
+                return Err(HarnessError::Spec {
+                    file: PathBuf::from(&self.source),
+                    reason: format!(
+                        "algorithm `{n}` is not in the spec (it has: {})",
+                        self.algorithms.iter().map(|a| a.label.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            }
+        }
+        self.algorithms.retain(|a| names.iter().any(|n| a.label == *n || a.id == *n));
+        Ok(())
+    }
+}
+
+fn parse_metric(s: &str) -> std::result::Result<Metric, String> {
+    s.parse::<Metric>().map_err(|e| e.to_string())
+}
+
+/// The cartesian product of the grid over the fixed params; each point typed and validated.
+fn expand_grid(a: &RawAlgorithm) -> std::result::Result<Vec<AlgoConfig>, String> {
+    for (k, values) in &a.grid {
+        if values.is_empty() {
+            return Err(format!("grid key `{k}` has no values"));
+        }
+        if a.params.contains_key(k) {
+            return Err(format!("`{k}` is both fixed in `params` and varied in `grid`"));
+        }
+    }
+    let keys: Vec<&String> = a.grid.keys().collect();
+    let mut points = vec![a.params.clone()];
+    for k in &keys {
+        let mut next = Vec::new();
+        for p in &points {
+            for v in &a.grid[*k] {
+                let mut q = p.clone();
+                q.insert((*k).clone(), v.clone());
+                next.push(q);
+            }
+        }
+        points = next;
+    }
+    points
+        .into_iter()
+        .map(|table| {
+            let cfg = AlgoConfig::from_table(&a.id, table).map_err(|e| e.to_string())?;
+            cfg.validate().map_err(|e| e.to_string())?;
+            Ok(cfg)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const BASE: &str = r#"
+name = "t"
+collection = "letor3"
+datasets = ["OHSUMED"]
+seed = 1
+
+[[algorithms]]
+id = "regression"
+grid = { lambda = [0.1, 1.0], standardize = [true, false] }
+"#;
+
+    fn err(text: &str) -> String {
+        ExperimentSpec::parse(text, Path::new("x/spec.toml")).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn shipped_specs_parse_with_every_algorithm() {
+        for (name, _) in BUILTIN {
+            let s = ExperimentSpec::builtin(name).unwrap();
+            assert_eq!(s.name, name);
+            let ids: Vec<&str> = s.algorithms.iter().map(|a| a.id.as_str()).collect();
+            for a in crate::ALGORITHMS {
+                assert!(ids.contains(&a.id), "{name} lacks {}", a.id);
+            }
+        }
+    }
+
+    #[test]
+    fn grids_expand_in_a_fixed_order_with_defaults_filled_in() {
+        let s = ExperimentSpec::parse(BASE, Path::new("t.toml")).unwrap();
+        let a = &s.algorithms[0];
+        assert_eq!(a.grid.len(), 4);
+        assert_eq!(a.validation_metric, Metric::Map);
+        let first = a.grid[0].params_json();
+        assert_eq!(first["lambda"], 0.1);
+        assert_eq!(first["standardize"], true);
+        assert_eq!(a.grid[1].params_json()["standardize"], false);
+        assert_eq!(s.folds, vec![1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn errors_name_the_file_the_algorithm_and_the_key() {
+        let e = err(&BASE.replace("\"regression\"", "\"ranknet\""));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("unknown algorithm `ranknet`"), "{e}");
+        let e = err(&BASE.replace("lambda = [0.1, 1.0]", "lambda = [\"x\"]"));
+        assert!(e.contains("x/spec.toml") && e.contains("regression") && e.contains("`lambda`"), "{e}");
+        let e = err(&BASE.replace("lambda = [0.1, 1.0]", "lamda = [0.1]"));
+        assert!(e.contains("`lamda`"), "{e}");
+        let e = err(&BASE.replace("lambda = [0.1, 1.0]", "lambda = [-1.0]"));
+        assert!(e.contains("`lambda`") && e.contains("-1"), "{e}");
+        let e = err(&BASE.replace("lambda = [0.1, 1.0]", "lambda = []"));
+        assert!(e.contains("`lambda` has no values"), "{e}");
+        let e = err(&BASE.replace("seed = 1", "seed = 1\nvalidation_metric = \"auc\""));
+        assert!(e.contains("validation_metric") && e.contains("auc"), "{e}");
+        let e = err(&BASE.replace("seed = 1", "sede = 1"));
+        assert!(e.contains("x/spec.toml") && e.contains("sede"), "{e}");
+        let e = err(&format!("{BASE}\n[[algorithms]]\nid = \"regression\"\n"));
+        assert!(e.contains("used twice"), "{e}");
+    }
+
+    #[test]
+    fn settings_parse_as_toml_literals() {
+        let c = AlgoConfig::from_settings("regression", &["lambda=0.5".into(), "standardize=false".into()])
+            .unwrap();
+        assert_eq!(c.params_json()["lambda"], 0.5);
+        let e = AlgoConfig::from_settings("regression", &["lambda".into()]).unwrap_err().to_string();
+        assert!(e.contains("key=value"), "{e}");
+        let e = AlgoConfig::from_settings("regression", &["lambda=abc".into()]).unwrap_err().to_string();
+        assert!(e.contains("`lambda`"), "{e}");
+    }
+}

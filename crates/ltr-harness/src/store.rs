@@ -1,0 +1,202 @@
+//! The result store: one folder per spec name, one set of files per finished cell, keyed by
+//! the sha256 of everything that determines the cell.
+//!
+//! ```text
+//! <results>/<name>/run.json              the last run: datasets, hashes, cells, wall time
+//! <results>/<name>/cells/<key>.json      the cell record (written last: its presence = done)
+//! <results>/<name>/cells/<key>.scores    test scores, one per line, file order (ltr eval input)
+//! <results>/<name>/cells/<key>.model.json  the selected model
+//! <results>/<name>/cells/<key>.timing.json fit times (kept apart: records stay deterministic)
+//! ```
+//! Every file is written to a temporary name and renamed, so a killed run leaves either a
+//! whole cell or none.
+
+use std::path::{Path, PathBuf};
+
+use ltr_metrics::{Criterion, EvalConfig, QueryMetrics, Summary};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HarnessError, Result};
+use crate::registry::{AlgoConfig, AnyModel};
+
+/// Format version of cell records; part of every key.
+pub const FORMAT: u32 = 1;
+
+/// One grid point's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GridPoint {
+    /// Its parameters.
+    pub config: AlgoConfig,
+    /// The validation measure of its model.
+    pub vali: f64,
+}
+
+/// Everything a finished cell determined (no timings: records are deterministic).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellRecord {
+    /// Record format.
+    pub format: u32,
+    /// The cell key.
+    pub key: String,
+    /// Dataset name.
+    pub dataset: String,
+    /// Feature variant.
+    pub variant: String,
+    /// Fold.
+    pub fold: u32,
+    /// Spec label of the algorithm entry.
+    pub label: String,
+    /// Algorithm id.
+    pub algorithm: String,
+    /// The test split's path relative to the collection root.
+    pub test_file: String,
+    /// Its sha256.
+    pub test_sha256: String,
+    /// Selection criterion.
+    pub validation: Criterion,
+    /// How test metrics were computed.
+    pub eval: EvalConfig,
+    /// Every grid point, in grid order.
+    pub grid: Vec<GridPoint>,
+    /// Index of the selected point.
+    pub chosen: usize,
+    /// Test means of the selected model.
+    pub test: Summary,
+    /// Test metrics per query.
+    pub per_query: Vec<QueryMetrics>,
+}
+
+/// Fit times of a cell (not part of the deterministic record).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellTiming {
+    /// Seconds fitting each grid point.
+    pub fit_seconds: Vec<f64>,
+    /// Seconds for the whole cell (all fits, validation, test scoring).
+    pub total_seconds: f64,
+    /// Rayon threads available.
+    pub threads: usize,
+}
+
+/// The result store of one spec name.
+#[derive(Debug, Clone)]
+pub struct ResultStore {
+    root: PathBuf,
+}
+
+impl ResultStore {
+    /// Opens (creating) `<base>/<name>`.
+    pub fn open(base: &Path, name: &str) -> Result<Self> {
+        let root = base.join(name);
+        std::fs::create_dir_all(root.join("cells")).map_err(|e| HarnessError::store(&root, e))?;
+        Ok(Self { root })
+    }
+
+    /// The store folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn cell_file(&self, key: &str, ext: &str) -> PathBuf {
+        self.root.join("cells").join(format!("{key}.{ext}"))
+    }
+
+    /// Path of a cell's record.
+    pub fn record_path(&self, key: &str) -> PathBuf {
+        self.cell_file(key, "json")
+    }
+
+    /// Path of a cell's test scores.
+    pub fn scores_path(&self, key: &str) -> PathBuf {
+        self.cell_file(key, "scores")
+    }
+
+    /// Path of a cell's model.
+    pub fn model_path(&self, key: &str) -> PathBuf {
+        self.cell_file(key, "model.json")
+    }
+
+    /// Path of a cell's timing.
+    pub fn timing_path(&self, key: &str) -> PathBuf {
+        self.cell_file(key, "timing.json")
+    }
+
+    /// The record of a finished cell, if any. A record that does not parse (e.g. from an
+    /// older format) counts as absent and is recomputed.
+    pub fn load(&self, key: &str) -> Option<CellRecord> {
+        let bytes = std::fs::read(self.record_path(key)).ok()?;
+        match serde_json::from_slice::<CellRecord>(&bytes) {
+            Ok(r) if r.format == FORMAT && r.key == key => Some(r),
+            _ => {
+                log::warn!("ignoring unreadable cell record {}", self.record_path(key).display());
+                None
+            }
+        }
+    }
+
+    /// Fit times of a cell, if recorded.
+    pub fn load_timing(&self, key: &str) -> Option<CellTiming> {
+        serde_json::from_slice(&std::fs::read(self.timing_path(key)).ok()?).ok()
+    }
+
+    /// Persists a finished cell: scores, model and timing first, the record last.
+    pub fn save(
+        &self,
+        record: &CellRecord,
+        scores: &[f64],
+        model: &AnyModel,
+        timing: &CellTiming,
+    ) -> Result<()> {
+        let key = &record.key;
+        write_atomic(&self.scores_path(key), format_scores(scores).as_bytes())?;
+        write_atomic(&self.model_path(key), &to_json(model, &self.model_path(key))?)?;
+        write_atomic(&self.timing_path(key), &to_json(timing, &self.timing_path(key))?)?;
+        write_atomic(&self.record_path(key), &to_json(record, &self.record_path(key))?)
+    }
+
+    /// Writes a JSON document at the store root (e.g. `run.json`).
+    pub fn save_json<T: Serialize>(&self, file: &str, value: &T) -> Result<()> {
+        let path = self.root.join(file);
+        write_atomic(&path, &to_json(value, &path)?)
+    }
+
+    /// Reads a JSON document at the store root.
+    pub fn load_json<T: serde::de::DeserializeOwned>(&self, file: &str) -> Result<T> {
+        let path = self.root.join(file);
+        let bytes = std::fs::read(&path).map_err(|e| HarnessError::store(&path, e))?;
+        serde_json::from_slice(&bytes).map_err(|e| HarnessError::store(&path, e))
+    }
+}
+
+/// Scores as text: one per line, shortest representation that reads back to the same `f64`.
+pub fn format_scores(scores: &[f64]) -> String {
+    let mut s = String::with_capacity(scores.len() * 20);
+    for x in scores {
+        s += &format!("{x}\n");
+    }
+    s
+}
+
+fn to_json<T: Serialize>(value: &T, path: &Path) -> Result<Vec<u8>> {
+    let mut v = serde_json::to_vec_pretty(value).map_err(|e| HarnessError::store(path, e))?;
+    v.push(b'\n');
+    Ok(v)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| HarnessError::store(dir, e))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        HarnessError::store(path, e)
+    })
+}

@@ -1,0 +1,368 @@
+//! Markdown rendering with tabled.
+
+use std::collections::BTreeMap;
+
+use ltr_harness::runner::DatasetStatus;
+use ltr_metrics::Convention;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use crate::aggregate::{Aggregate, METRICS};
+use crate::{ReportInput, algorithm_info, metric_value, ordered_cells};
+
+fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
+    let mut b = Builder::default();
+    b.push_record(header);
+    for r in rows {
+        b.push_record(r);
+    }
+    let mut t = b.build();
+    t.with(Style::markdown());
+    t.to_string() + "\n"
+}
+
+fn header_label(metric: &str) -> String {
+    metric.replace("ndcg", "NDCG").replace("p@", "P@").replace("map", "MAP")
+}
+
+/// What a convention means, in one line.
+pub fn describe(convention: &str) -> &'static str {
+    match convention.parse::<Convention>() {
+        Ok(Convention::Letor3) => {
+            "LETOR 3.0 script (Eval-Score-3.0.pl): gain 2^l-1; ranks 1-2 undiscounted, rank r>=3 discounted by 1/log2(r); ties in file order; NDCG@k and P@k past a query's end count 0; a query without relevant documents scores 0 and counts; relevant = grade >= 1"
+        }
+        Ok(Convention::Letor4) => {
+            "LETOR 4.0 script (Eval-Score-4.0.pl): as letor3, except P@k past a query's end divides by k"
+        }
+        Ok(Convention::Mslr) => {
+            "MSLR script: as letor4 with grades 0-4 (gains 0, 1, 3, 7, 15) and relevant = grade >= 2"
+        }
+        Ok(Convention::Standard) => {
+            "standard: gain 2^l-1, discount 1/log2(r+1), k cut at the list length; queries without relevant documents score 1"
+        }
+        Err(_) => "unknown",
+    }
+}
+
+fn fmt4(x: f64) -> String {
+    if x.is_nan() { "-".into() } else { format!("{x:.4}") }
+}
+
+pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
+    let spec = &input.spec;
+    let mut md = format!("# {}: reproduction report\n\n", input.title);
+    md += &format!(
+        "Written by `ltr report` from the result store of `{}` (experiment `{}`). \
+         Every number is a mean over folds of per-query test metrics, with the sample standard \
+         deviation over folds; hyperparameters were selected on each fold's validation split.\n\n",
+        spec.source, spec.name
+    );
+
+    // Header.
+    let conventions: BTreeMap<String, Vec<String>> =
+        spec.datasets.iter().fold(BTreeMap::new(), |mut acc, d| {
+            let c = crate::convention_of(input, d);
+            if !c.is_empty() {
+                acc.entry(c).or_insert_with(Vec::new).push(d.clone());
+            }
+            acc
+        });
+    let mut head: Vec<Vec<String>> = Vec::new();
+    for (c, ds) in &conventions {
+        head.push(vec![format!("Metric convention ({})", ds.join(", ")), format!("`{c}`: {}", describe(c))]);
+    }
+    let mut selection: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for a in &spec.algorithms {
+        selection.entry(a.validation_metric.to_string()).or_default().push(&a.label);
+    }
+    head.push(vec![
+        "Model selection".into(),
+        format!(
+            "{} on the validation split; the test split takes part in no decision",
+            selection.iter().map(|(m, l)| format!("{m} ({})", l.join(", "))).collect::<Vec<_>>().join("; ")
+        ),
+    ]);
+    head.push(vec!["Master seed".into(), spec.seed.to_string()]);
+    head.push(vec!["Code version".into(), input.code_version.clone()]);
+    head.push(vec!["Folds".into(), spec.folds.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")]);
+    let compute: f64 = input.timings.values().map(|t| t.total_seconds).sum();
+    head.push(vec![
+        "Wall time".into(),
+        format!(
+            "{:.1} s for the last `ltr run` ({} of {} cells computed, {} threads); {:.1} s of cell compute in total",
+            input.run.wall_seconds,
+            input.run.computed,
+            input.run.cells.len(),
+            input.run.threads,
+            compute
+        ),
+    ]);
+    for d in &input.run.datasets {
+        match d {
+            DatasetStatus::Available(x) => {
+                let digest = combined_hash(
+                    x.folds.iter().flat_map(|f| [&f.train.sha256, &f.vali.sha256, &f.test.sha256]),
+                );
+                head.push(vec![
+                    format!("Dataset {}", x.name),
+                    format!(
+                        "{} variant, {} fold files; sha256 of their sha256s: `{}` (each file below)",
+                        x.variant,
+                        x.folds.len() * 3,
+                        &digest[..16]
+                    ),
+                ]);
+            }
+            DatasetStatus::Unavailable { name, reason } => {
+                head.push(vec![format!("Dataset {name}"), format!("**unavailable**: {reason}")]);
+            }
+        }
+    }
+    if !input.run.failed.is_empty() {
+        for f in &input.run.failed {
+            head.push(vec![format!("Failed: {} fold {} {}", f.dataset, f.fold, f.label), f.error.clone()]);
+        }
+    }
+    md += &table(vec!["".into(), "".into()], head);
+    md += "\n";
+
+    // Algorithm summary.
+    md += "## Algorithms\n\n";
+    let mut rows = Vec::new();
+    for a in &spec.algorithms {
+        let info = algorithm_info(input, &a.label);
+        let datasets: Vec<&str> = spec
+            .datasets
+            .iter()
+            .filter(|d| aggs.iter().any(|g| &g.dataset == *d && g.algorithm == a.label))
+            .map(String::as_str)
+            .collect();
+        let mut compared: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in input
+            .published
+            .results
+            .iter()
+            .filter(|r| r.collection == spec.collection && r.ids.contains(&a.id))
+        {
+            compared.entry(r.algorithm.clone()).or_default().push(r.dataset.clone());
+        }
+        let compared = if compared.is_empty() {
+            "-".to_owned()
+        } else {
+            compared
+                .iter()
+                .map(|(alg, ds)| format!("published {alg} ({})", ds.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        rows.push(vec![
+            info.family.to_string(),
+            if a.label == info.id { info.name.to_owned() } else { format!("{} (`{}`)", info.name, a.label) },
+            info.year.to_string(),
+            info.loss.to_string(),
+            info.optimizer.to_owned(),
+            if datasets.is_empty() { "-".into() } else { datasets.join(", ") },
+            compared,
+        ]);
+    }
+    md += &table(
+        ["Family", "Algorithm", "Year", "Loss", "Optimizer", "Datasets", "Compared with"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    );
+    md += "\nReferences:\n\n";
+    for a in &spec.algorithms {
+        let info = algorithm_info(input, &a.label);
+        md += &format!("- {}: {}\n", info.name, info.reference);
+    }
+    md += "\n";
+
+    // Per dataset.
+    let cells = ordered_cells(input);
+    for d in &spec.datasets {
+        let here: Vec<&Aggregate> = aggs.iter().filter(|a| &a.dataset == d).collect();
+        if here.is_empty() {
+            continue;
+        }
+        let conv = crate::convention_of(input, d);
+        md += &format!("## {d} ({conv} convention)\n\n");
+        let mut header = vec!["Algorithm".to_owned()];
+        header.extend(METRICS.iter().map(|m| header_label(m)));
+        header.push("Fit s/fold".into());
+        let rows = here
+            .iter()
+            .map(|a| {
+                let mut r = vec![a.algorithm.clone()];
+                r.extend((0..METRICS.len()).map(|j| format!("{} ± {}", fmt4(a.mean[j]), fmt4(a.std[j]))));
+                let fits: Vec<f64> = cells
+                    .iter()
+                    .filter(|c| &c.dataset == d && c.label == a.algorithm)
+                    .filter_map(|c| {
+                        input.timings.get(&c.key).and_then(|t| t.fit_seconds.get(c.chosen).copied())
+                    })
+                    .collect();
+                r.push(if fits.is_empty() {
+                    "-".into()
+                } else {
+                    format!("{:.3}", fits.iter().sum::<f64>() / fits.len() as f64)
+                });
+                r
+            })
+            .collect();
+        md += &table(header, rows);
+        md += "\n";
+
+        let published: Vec<_> = input.published.rows(&spec.collection, d).collect();
+        if !published.is_empty() {
+            md += &format!("### {d}: published reference numbers beside ours\n\n");
+            md += "Each cell: ours / published / difference (ours - published). Published rows without a counterpart here are shown for reference.\n\n";
+            let keys = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map"];
+            let mut header = vec!["Published".to_owned(), "Ours".to_owned()];
+            header.extend(keys.iter().map(|k| header_label(k)));
+            let mut rows = Vec::new();
+            for p in &published {
+                let ours: Vec<&&Aggregate> = here
+                    .iter()
+                    .filter(|a| {
+                        spec.algorithms.iter().any(|e| e.label == a.algorithm && p.ids.contains(&e.id))
+                    })
+                    .collect();
+                let name = match &p.note {
+                    Some(n) => format!("{} ({n})", p.algorithm),
+                    None => p.algorithm.clone(),
+                };
+                if ours.is_empty() {
+                    let mut r = vec![name.clone(), "-".into()];
+                    r.extend(
+                        keys.iter()
+                            .map(|k| p.metrics.get(*k).map_or("-".into(), |v| format!("- / {v:.4} / -"))),
+                    );
+                    rows.push(r);
+                }
+                for a in ours {
+                    let mut r = vec![name.clone(), a.algorithm.clone()];
+                    for k in keys {
+                        let j = METRICS.iter().position(|m| *m == k).unwrap_or(0);
+                        r.push(match p.metrics.get(k) {
+                            Some(v) => format!("{} / {v:.4} / {:+.4}", fmt4(a.mean[j]), a.mean[j] - v),
+                            None => format!("{} / - / -", fmt4(a.mean[j])),
+                        });
+                    }
+                    rows.push(r);
+                }
+            }
+            md += &table(header, rows);
+            md += &format!("\nSource: {}\n\n", sources_of(input, &published));
+        }
+    }
+
+    // Selected hyperparameters per fold.
+    if !cells.is_empty() {
+        md += "## Selected hyperparameters\n\n";
+        md += "Per fold: the grid point chosen on the validation split, with its validation score.\n\n";
+        let mut header = vec!["Dataset".to_owned(), "Algorithm".to_owned()];
+        header.extend(spec.folds.iter().map(|f| format!("Fold {f}")));
+        let mut rows = Vec::new();
+        for d in &spec.datasets {
+            for a in &spec.algorithms {
+                let fold_cells: Vec<_> =
+                    cells.iter().filter(|c| &c.dataset == d && c.label == a.label).collect();
+                if fold_cells.is_empty() {
+                    continue;
+                }
+                let mut r = vec![d.clone(), a.label.clone()];
+                for f in &spec.folds {
+                    r.push(match fold_cells.iter().find(|c| c.fold == *f) {
+                        Some(c) => {
+                            let chosen = c.grid.get(c.chosen);
+                            let varied = varied_params(a.grid.iter().map(|g| g.params_json()).collect());
+                            let params = chosen.map(|g| g.config.params_json()).unwrap_or_default();
+                            let shown: Vec<String> = varied
+                                .iter()
+                                .filter_map(|k| params.get(k).map(|v| format!("{k}={v}")))
+                                .collect();
+                            format!(
+                                "{} ({} {})",
+                                if shown.is_empty() { "-".into() } else { shown.join(", ") },
+                                c.validation.metric,
+                                fmt4(chosen.map_or(f64::NAN, |g| g.vali))
+                            )
+                        }
+                        None => "-".into(),
+                    });
+                }
+                rows.push(r);
+            }
+        }
+        md += &table(header, rows);
+        md += "\n";
+
+        md += "## Per-fold test metrics\n\n";
+        md += "Re-evaluating a cell's saved test scores (`<results>/<name>/cells/<cell>.scores`) with `ltr eval` gives these numbers exactly.\n\n";
+        let mut header =
+            vec!["Dataset".to_owned(), "Algorithm".to_owned(), "Fold".to_owned(), "Cell".to_owned()];
+        header.extend(METRICS.iter().map(|m| header_label(m)));
+        let rows = cells
+            .iter()
+            .map(|c| {
+                let mut r = vec![
+                    c.dataset.clone(),
+                    c.label.clone(),
+                    c.fold.to_string(),
+                    format!("`{}`", &c.key[..12]),
+                ];
+                r.extend(METRICS.iter().map(|m| fmt4(metric_value(c, m))));
+                r
+            })
+            .collect();
+        md += &table(header, rows);
+        md += "\n";
+    }
+
+    // Files.
+    md += "## Dataset files\n\n";
+    let mut rows = Vec::new();
+    for d in &input.run.datasets {
+        if let DatasetStatus::Available(x) = d {
+            for f in &x.folds {
+                for file in [&f.train, &f.vali, &f.test] {
+                    rows.push(vec![format!("`{}`", file.rel), format!("`{}`", file.sha256)]);
+                }
+            }
+        }
+    }
+    rows.dedup();
+    md += &table(vec!["File".into(), "sha256".into()], rows);
+    md
+}
+
+fn sources_of(input: &ReportInput, rows: &[&crate::PublishedRow]) -> String {
+    let mut keys: Vec<&str> = rows.iter().map(|r| r.source.as_str()).collect();
+    keys.dedup();
+    keys.iter()
+        .filter_map(|k| input.published.sources.get(*k))
+        .map(|s| s.citation.clone())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Keys whose values differ across grid points.
+fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
+    let Some(first) = points.first().and_then(|p| p.as_object()) else { return Vec::new() };
+    first
+        .keys()
+        .filter(|k| points.iter().any(|p| p.get(k.as_str()) != first.get(k.as_str())))
+        .cloned()
+        .collect()
+}
+
+fn combined_hash<'a>(hashes: impl Iterator<Item = &'a String>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for x in hashes {
+        h.update(x.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}

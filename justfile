@@ -1,0 +1,46 @@
+# ltr: common tasks. `just --list` shows them all.
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# The dataset mirror beside the project (../shared/datasets) when present; LTR_MIRROR wins.
+mirror_dir := justfile_directory() / ".." / "shared" / "datasets"
+export LTR_MIRROR := env_var_or_default("LTR_MIRROR", if path_exists(mirror_dir) == "true" { mirror_dir } else { "" })
+
+default:
+    @just --list
+
+# Build the release binary (target/release/ltr).
+build:
+    cargo build --release --locked
+
+# Every test: the command CI runs.
+test:
+    cargo test --workspace --release --locked
+
+# Formatting and clippy, warnings are errors.
+lint:
+    cargo fmt --all --check
+    cargo clippy --workspace --all-targets --release --locked -- -D warnings
+
+# Fetch, run and report a collection (letor3 | letor4); extra arguments go to `ltr reproduce`.
+reproduce collection *args:
+    cargo run --release --locked -- reproduce {{collection}} {{args}}
+
+# Rewrite reports/<collection>.{md,json,csv} from the result store.
+report collection:
+    cargo run --release --locked -- report {{collection}}
+
+# Compare reports/<collection>.json with the checked-in baseline.
+check collection:
+    cargo run --release --locked -- check --baseline reports/baselines/{{collection}}.json
+
+# What CI runs (.ci/run).
+ci:
+    bash .ci/run
+
+# Every criterion bench (slow; run on an idle machine).
+bench *args:
+    cargo bench --workspace {{args}}
+
+# The reader's throughput on MQ2008 Fold1 train.
+bench-reader:
+    cargo bench -p ltr --bench reader
