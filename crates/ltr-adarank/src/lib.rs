@@ -8,7 +8,8 @@
 //! parameter type each ([`AdaRankMapParams`], [`AdaRankNdcgParams`]) because the harness has
 //! one closed enum variant per algorithm id. See the README for every default.
 
-use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, WeakRanker, WeakSource, boost};
+pub use ltr_boosting::FeatureRanker;
+use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, FeatureSource, boost};
 use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
 use ltr_metrics::{Convention, EvalConfig, Metric};
 use serde::{Deserialize, Serialize};
@@ -158,22 +159,6 @@ impl Params for AdaRankNdcgParams {
     }
 }
 
-/// A single-feature weak ranker: `h(x) = x_f`, or `-x_f` when negated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FeatureRanker {
-    /// Feature index (0-based: the file's feature `feature + 1`).
-    pub feature: usize,
-    /// Whether the feature's sign is flipped.
-    pub negated: bool,
-}
-
-impl WeakRanker for FeatureRanker {
-    fn score(&self, row: &[f32]) -> f64 {
-        let v = row.get(self.feature).map_or(0.0, |&v| f64::from(v));
-        if self.negated { -v } else { v }
-    }
-}
-
 /// A fitted AdaRank model: `f(x) = sum_t alpha_t h_t(x)` over single features.
 pub type AdaRankModel = Ensemble<FeatureRanker>;
 
@@ -187,39 +172,6 @@ pub fn linear_weights(model: &AdaRankModel) -> Vec<f64> {
         }
     }
     w
-}
-
-/// The candidates: every feature, each followed by its negation when enabled (so the
-/// unflipped feature wins ties).
-#[derive(Debug)]
-struct FeatureSource {
-    candidates: Vec<FeatureRanker>,
-}
-
-impl FeatureSource {
-    fn new(n_features: usize, negated: bool) -> Self {
-        let signs: &[bool] = if negated { &[false, true] } else { &[false] };
-        let candidates = (0..n_features)
-            .flat_map(|feature| signs.iter().map(move |&negated| FeatureRanker { feature, negated }))
-            .collect();
-        Self { candidates }
-    }
-}
-
-impl WeakSource for FeatureSource {
-    type Weak = FeatureRanker;
-
-    fn n_candidates(&self) -> usize {
-        self.candidates.len()
-    }
-
-    fn candidate(&self, c: usize) -> &FeatureRanker {
-        &self.candidates[c]
-    }
-
-    fn group(&self, c: usize) -> usize {
-        self.candidates[c].feature
-    }
 }
 
 /// Validated AdaRank (either variant).
@@ -285,18 +237,8 @@ impl Learner for AdaRank {
 mod tests {
     use super::*;
     use ltr_boosting::StopReason;
-    use ltr_core::{DatasetBuilder, Ranker};
-
-    fn dataset(queries: &[(&[u8], &[[f32; 2]])]) -> Dataset {
-        let mut b = DatasetBuilder::new(2);
-        for (q, (labels, rows)) in queries.iter().enumerate() {
-            b.start_query(&q.to_string());
-            for (l, r) in labels.iter().zip(rows.iter()) {
-                b.push_doc(*l, r, None).unwrap();
-            }
-        }
-        b.finish().unwrap()
-    }
+    use ltr_core::Ranker;
+    use ltr_testkit::dataset;
 
     #[test]
     fn params_defaults_keys_and_validation() {
@@ -323,10 +265,13 @@ mod tests {
     /// through in ltr-boosting's loop test), so the model is alpha_2 x0 + alpha_1 x1.
     #[test]
     fn adarank_map_on_the_two_query_example() {
-        let d = dataset(&[
-            (&[1, 0, 0], &[[3.0, 2.0], [2.0, 1.0], [1.0, 3.0]]),
-            (&[0, 0, 1], &[[3.0, 0.0], [2.0, 1.0], [1.0, 3.0]]),
-        ]);
+        let d = dataset(
+            2,
+            &[
+                (&[1, 0, 0], &[[3.0, 2.0], [2.0, 1.0], [1.0, 3.0]]),
+                (&[0, 0, 1], &[[3.0, 0.0], [2.0, 1.0], [1.0, 3.0]]),
+            ],
+        );
         let learner = AdaRankMapParams::default().validate().unwrap();
         let out = learner.fit_outcome(&d, None).unwrap();
         assert_eq!(out.stop, StopReason::Perfect);
@@ -345,27 +290,31 @@ mod tests {
     /// takes it, W = 1, and the loop stops; without, the best unflipped feature is used.
     #[test]
     fn negated_features_are_offered_when_asked() {
-        let d = dataset(&[
-            (&[1, 0, 0], &[[0.5, 0.1], [0.6, 0.9], [0.1, 0.5]]),
-            (&[0, 1, 0], &[[0.2, 0.8], [0.1, 0.2], [0.9, 0.3]]),
-        ]);
+        let d = dataset(
+            2,
+            &[
+                (&[1, 0, 0], &[[0.5, 0.1], [0.6, 0.9], [0.1, 0.5]]),
+                (&[0, 1, 0], &[[0.2, 0.8], [0.1, 0.2], [0.9, 0.3]]),
+            ],
+        );
         let p = AdaRankMapParams { negated_features: true, ..Default::default() };
         let out = p.validate().unwrap().fit_outcome(&d, None).unwrap();
         assert_eq!(out.stop, StopReason::Perfect);
         assert_eq!(out.model.rounds[0].weak, FeatureRanker { feature: 1, negated: true });
         let out = AdaRankMapParams::default().validate().unwrap().fit_outcome(&d, None).unwrap();
         assert!(out.model.rounds.iter().all(|r| !r.weak.negated));
-        assert_eq!(FeatureRanker { feature: 1, negated: true }.score(&[0.5, 0.25]), -0.25);
-        assert_eq!(FeatureRanker { feature: 9, negated: false }.score(&[0.5, 0.25]), 0.0);
     }
 
     #[test]
     fn model_json_round_trip_is_bit_identical() {
-        let d = dataset(&[
-            (&[1, 0, 2, 0], &[[0.31, 0.17], [0.62, 0.91], [0.13, 0.55], [0.4, 0.4]]),
-            (&[0, 1, 0], &[[0.2, 0.8], [0.11, 0.27], [0.93, 0.3]]),
-            (&[2, 1, 0, 0], &[[0.7, 0.6], [0.5, 0.5], [0.3, 0.1], [0.35, 0.05]]),
-        ]);
+        let d = dataset(
+            2,
+            &[
+                (&[1, 0, 2, 0], &[[0.31, 0.17], [0.62, 0.91], [0.13, 0.55], [0.4, 0.4]]),
+                (&[0, 1, 0], &[[0.2, 0.8], [0.11, 0.27], [0.93, 0.3]]),
+                (&[2, 1, 0, 0], &[[0.7, 0.6], [0.5, 0.5], [0.3, 0.1], [0.35, 0.05]]),
+            ],
+        );
         // NDCG@10 would leave out every query (all have fewer than 10 documents).
         let ndcg = AdaRankNdcgParams { k: 3, negated_features: true, ..Default::default() };
         for l in [AdaRankMapParams::default().validate().unwrap(), ndcg.validate().unwrap()] {

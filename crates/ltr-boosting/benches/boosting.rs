@@ -9,32 +9,10 @@
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ltr_boosting::{BoostConfig, WeakRanker, WeakSource, boost};
+use ltr_boosting::{BoostConfig, FeatureSource, boost};
 use ltr_data::folds::{find_mirror, load_fold};
 use ltr_data::manifest::Manifest;
 use ltr_metrics::{Convention, EvalConfig, Metric};
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Feat(usize);
-
-impl WeakRanker for Feat {
-    fn score(&self, row: &[f32]) -> f64 {
-        row.get(self.0).map_or(0.0, |&v| f64::from(v))
-    }
-}
-
-struct Features(Vec<Feat>);
-
-impl WeakSource for Features {
-    type Weak = Feat;
-    fn n_candidates(&self) -> usize {
-        self.0.len()
-    }
-    fn candidate(&self, c: usize) -> &Feat {
-        &self.0[c]
-    }
-}
 
 fn bench_loop(c: &mut Criterion) {
     let Some(root) = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
@@ -53,7 +31,7 @@ fn bench_loop(c: &mut Criterion) {
         };
         g.bench_function(format!("mq2008_fold1_single_features_50_rounds_{metric}"), |b| {
             b.iter(|| {
-                let mut src = Features((0..train.n_features()).map(Feat).collect());
+                let mut src = FeatureSource::new(train.n_features(), false);
                 boost(&mut src, &train, None, &cfg).unwrap().trace.len()
             })
         });

@@ -14,9 +14,11 @@
 //! trained on is the measure reported.
 
 mod ensemble;
+mod features;
 mod query_boost;
 
 pub use ensemble::{Ensemble, Round, WeakRanker};
+pub use features::{FeatureRanker, FeatureSource};
 pub use query_boost::{
     ALPHA_DENOMINATOR_FLOOR, BoostConfig, BoostOutcome, PERFECT_EPS, RoundContext, RoundTrace,
     SCORE_CACHE_ENTRIES, StopReason, WeakSource, boost,
@@ -28,6 +30,7 @@ mod tests {
     use super::*;
     use ltr_core::{Dataset, DatasetBuilder, Rng, Validation};
     use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
+    use ltr_testkit::dataset;
     use serde::{Deserialize, Serialize};
 
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,17 +69,6 @@ mod tests {
         }
     }
 
-    fn dataset(queries: &[(&[u8], &[[f32; 2]])]) -> Dataset {
-        let mut b = DatasetBuilder::new(2);
-        for (q, (labels, rows)) in queries.iter().enumerate() {
-            b.start_query(&q.to_string());
-            for (l, r) in labels.iter().zip(rows.iter()) {
-                b.push_doc(*l, r, None).unwrap();
-            }
-        }
-        b.finish().unwrap()
-    }
-
     fn map_config() -> BoostConfig {
         BoostConfig::new("test", Metric::Map, EvalConfig::official(Convention::Letor3))
     }
@@ -96,10 +88,13 @@ mod tests {
     /// loop stops with reason Perfect.
     #[test]
     fn alpha_and_query_weights_on_a_two_query_example() {
-        let d = dataset(&[
-            (&[1, 0, 0], &[[3.0, 2.0], [2.0, 1.0], [1.0, 3.0]]),
-            (&[0, 0, 1], &[[3.0, 0.0], [2.0, 1.0], [1.0, 3.0]]),
-        ]);
+        let d = dataset(
+            2,
+            &[
+                (&[1, 0, 0], &[[3.0, 2.0], [2.0, 1.0], [1.0, 3.0]]),
+                (&[0, 0, 1], &[[3.0, 0.0], [2.0, 1.0], [1.0, 3.0]]),
+            ],
+        );
         let out = boost(&mut Features::new(2), &d, None, &map_config()).unwrap();
         assert_eq!(out.trace.len(), 2);
         let (r1, r2) = (&out.trace[0], &out.trace[1]);
@@ -128,10 +123,13 @@ mod tests {
     /// weight 1/2 ln(2 / 1e-9) and the loop stops at once.
     #[test]
     fn stops_cleanly_when_one_feature_is_perfect() {
-        let d = dataset(&[
-            (&[2, 0, 1, 0], &[[0.9, 0.1], [0.1, 0.5], [0.5, 0.9], [0.2, 0.3]]),
-            (&[0, 1], &[[0.3, 0.8], [0.7, 0.2]]),
-        ]);
+        let d = dataset(
+            2,
+            &[
+                (&[2, 0, 1, 0], &[[0.9, 0.1], [0.1, 0.5], [0.5, 0.9], [0.2, 0.3]]),
+                (&[0, 1], &[[0.3, 0.8], [0.7, 0.2]]),
+            ],
+        );
         for metric in [Metric::Map, Metric::Ndcg(2)] {
             let cfg = BoostConfig { metric, ..map_config() };
             let crit = Criterion::new(metric, cfg.eval);
@@ -154,7 +152,7 @@ mod tests {
     /// candidate improves, the loop stops.
     #[test]
     fn no_improvement_stops_the_loop() {
-        let d = dataset(&[(&[1, 0, 0], &[[2.0, 0.0], [3.0, 1.0], [1.0, 2.0]])]);
+        let d = dataset(2, &[(&[1, 0, 0], &[[2.0, 0.0], [3.0, 1.0], [1.0, 2.0]])]);
         let cfg = BoostConfig { no_reselect: false, ..map_config() };
         let out = boost(&mut Features::new(2), &d, None, &cfg).unwrap();
         assert_eq!(out.trace.len(), 1);
@@ -175,11 +173,14 @@ mod tests {
 
     #[test]
     fn uninformative_queries_are_left_out() {
-        let d = dataset(&[
-            (&[1, 0, 0], &[[3.0, 2.0], [2.0, 1.0], [1.0, 3.0]]),
-            (&[0, 0], &[[1.0, 1.0], [2.0, 2.0]]),
-            (&[1, 1], &[[1.0, 1.0], [2.0, 2.0]]),
-        ]);
+        let d = dataset(
+            2,
+            &[
+                (&[1, 0, 0], &[[3.0, 2.0], [2.0, 1.0], [1.0, 3.0]]),
+                (&[0, 0], &[[1.0, 1.0], [2.0, 2.0]]),
+                (&[1, 1], &[[1.0, 1.0], [2.0, 2.0]]),
+            ],
+        );
         let out = boost(&mut Features::new(2), &d, None, &map_config()).unwrap();
         assert_eq!(out.loop_queries, vec![0]);
         assert_eq!(out.trace[0].query_weights, vec![1.0, 0.0, 0.0]);
@@ -187,7 +188,7 @@ mod tests {
         let out = boost(&mut Features::new(2), &d, None, &cfg).unwrap();
         assert_eq!(out.loop_queries, vec![0, 1, 2]);
         assert_eq!(out.trace[0].query_weights, vec![1.0 / 3.0; 3]);
-        let none = dataset(&[(&[0, 0], &[[1.0, 1.0], [2.0, 2.0]])]);
+        let none = dataset(2, &[(&[0, 0], &[[1.0, 1.0], [2.0, 2.0]])]);
         assert!(boost(&mut Features::new(2), &none, None, &map_config()).is_err());
     }
 

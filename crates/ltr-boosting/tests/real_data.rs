@@ -2,31 +2,10 @@
 //! learner over the single features (AdaRank-MAP's weak rankers, built here so that this
 //! crate is checked on real data on its own): 5-fold means printed, sanity thresholds.
 
-use ltr_boosting::{BoostConfig, Ensemble, WeakRanker, WeakSource, boost};
+use ltr_boosting::{BoostConfig, Ensemble, FeatureRanker, FeatureSource, boost};
 use ltr_core::{Dataset, Learner, Params, Result, Rng, Validation};
 use ltr_metrics::{Convention, EvalConfig, Metric};
 use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Feat(usize);
-
-impl WeakRanker for Feat {
-    fn score(&self, row: &[f32]) -> f64 {
-        row.get(self.0).map_or(0.0, |&v| f64::from(v))
-    }
-}
-
-struct Features(Vec<Feat>);
-
-impl WeakSource for Features {
-    type Weak = Feat;
-    fn n_candidates(&self) -> usize {
-        self.0.len()
-    }
-    fn candidate(&self, c: usize) -> &Feat {
-        &self.0[c]
-    }
-}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -45,10 +24,15 @@ impl Params for LoopParams {
 }
 
 impl Learner for LoopLearner {
-    type Model = Ensemble<Feat>;
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, _rng: &mut Rng) -> Result<Ensemble<Feat>> {
+    type Model = Ensemble<FeatureRanker>;
+    fn fit(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        _rng: &mut Rng,
+    ) -> Result<Ensemble<FeatureRanker>> {
         let cfg = BoostConfig::new("loop-test", self.0, EvalConfig::official(Convention::Letor3));
-        let mut source = Features((0..train.n_features()).map(Feat).collect());
+        let mut source = FeatureSource::new(train.n_features(), false);
         Ok(boost(&mut source, train, valid, &cfg)?.model)
     }
 }

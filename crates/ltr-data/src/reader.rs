@@ -217,7 +217,7 @@ impl<'a> Parser<'a> {
         let row_start = self.labels.len() * self.stride;
         self.features.resize(row_start + self.stride, 0.0);
         let mut prev = 0usize;
-        while let Some(tok) = tokens.next() {
+        for tok in tokens {
             let colon =
                 tok.iter().position(|&b| b == b':').ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
             let index = parse_index(&tok[..colon]).ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
@@ -425,7 +425,7 @@ pub(crate) fn parse_f32(tok: &[u8]) -> Option<f32> {
     if mant == 0 {
         return Some(if neg { -0.0 } else { 0.0 });
     }
-    if mant > (1u64 << 53) || exp10 < -22 || exp10 > 22 {
+    if mant > (1u64 << 53) || !(-22..=22).contains(&exp10) {
         return slow_f32(tok);
     }
     let v =

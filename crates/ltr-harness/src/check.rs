@@ -95,7 +95,9 @@ pub fn compare(baseline: &MeansFile, current: &MeansFile, tolerance: f64) -> Che
         for (metric, &bv) in &b.metrics {
             out.compared += 1;
             let cv = c.metrics.get(metric).copied().unwrap_or(f64::NAN);
-            if !((cv - bv).abs() <= tolerance) {
+            // A missing or NaN number counts as moved.
+            let within = (cv - bv).abs() <= tolerance;
+            if !within {
                 out.moved.push(Moved {
                     dataset: b.dataset.clone(),
                     algorithm: b.algorithm.clone(),

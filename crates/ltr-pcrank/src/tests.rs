@@ -1,17 +1,7 @@
 use super::*;
 use ltr_core::{DatasetBuilder, Ranker};
 use ltr_metrics::Criterion;
-
-fn dataset(d: usize, queries: &[(&[u8], &[&[f32]])]) -> Dataset {
-    let mut b = DatasetBuilder::new(d);
-    for (q, (labels, rows)) in queries.iter().enumerate() {
-        b.start_query(&format!("q{q}"));
-        for (l, r) in labels.iter().zip(rows.iter()) {
-            b.push_doc(*l, r, None).unwrap();
-        }
-    }
-    b.finish().unwrap()
-}
+use ltr_testkit::dataset;
 
 fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
     let mut rng = Rng::new(seed);
@@ -70,7 +60,7 @@ fn closed_form_by_hand() {
     let l = PcRankParams::default().validate().unwrap();
     let m = l.query_model(&d.query(0)).unwrap();
     assert_eq!(m.weights, vec![0.0, -1.0]);
-    assert_eq!(m.query, "q0");
+    assert_eq!(m.query, "0");
 }
 
 /// The closed form equals `sum_{r_i > r_j} (x_i - x_j)(r_i - r_j)`, enumerated pair by pair.
@@ -131,7 +121,7 @@ fn single_grade_queries_give_zero_and_are_skipped() {
     let l = PcRankParams::default().validate().unwrap();
     assert!(l.query_model(&d.query(0)).is_none());
     let out = l.fit_outcome(&d, None).unwrap();
-    assert!(out.model.rounds.iter().all(|r| r.weak.query == "q1"));
+    assert!(out.model.rounds.iter().all(|r| r.weak.query == "1"));
     let only_one_grade = dataset(1, &[(&[0, 0], &[&[0.1], &[0.2]])]);
     assert!(l.fit(&only_one_grade, None, &mut Rng::new(0)).is_err());
 }

@@ -1,17 +1,7 @@
 use super::*;
 use ltr_core::{DatasetBuilder, Ranker};
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
-
-fn dataset(d: usize, queries: &[(&[u8], &[&[f32]])]) -> Dataset {
-    let mut b = DatasetBuilder::new(d);
-    for (q, (labels, rows)) in queries.iter().enumerate() {
-        b.start_query(&q.to_string());
-        for (l, r) in labels.iter().zip(rows.iter()) {
-            b.push_doc(*l, r, None).unwrap();
-        }
-    }
-    b.finish().unwrap()
-}
+use ltr_testkit::dataset;
 
 fn learner(thresholds: usize, spacing: ThresholdSpacing, weighting: PairWeighting) -> RankBoost {
     RankBoostParams {

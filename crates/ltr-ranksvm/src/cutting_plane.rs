@@ -124,28 +124,19 @@ impl WorkingSet {
         }
         // Forward in-place compaction: every target index is <= its source index.
         let mut p = 0;
-        for i in 0..k {
-            if !keep[i] {
-                continue;
-            }
-            for j in 0..k {
-                if keep[j] {
-                    self.gram[p] = self.gram[i * k + j];
-                    p += 1;
-                }
+        for (i, _) in keep.iter().enumerate().filter(|&(_, &ki)| ki) {
+            for (j, _) in keep.iter().enumerate().filter(|&(_, &kj)| kj) {
+                self.gram[p] = self.gram[i * k + j];
+                p += 1;
             }
         }
         self.gram.truncate(m * m);
         let d = self.d;
-        let mut t = 0;
-        for i in 0..k {
-            if keep[i] {
-                self.a.copy_within(i * d..(i + 1) * d, t * d);
-                self.b[t] = self.b[i];
-                self.alpha[t] = self.alpha[i];
-                self.last_active[t] = self.last_active[i];
-                t += 1;
-            }
+        for (t, (i, _)) in keep.iter().enumerate().filter(|&(_, &ki)| ki).enumerate() {
+            self.a.copy_within(i * d..(i + 1) * d, t * d);
+            self.b[t] = self.b[i];
+            self.alpha[t] = self.alpha[i];
+            self.last_active[t] = self.last_active[i];
         }
         self.a.truncate(m * d);
         self.b.truncate(m);

@@ -84,6 +84,7 @@ impl QpSolver {
     /// `<= tol` on exact gradients (left in `grad`), or the support's gradients are level to
     /// rounding (`ROUNDING_REL`) with nothing left to add; `false` if it gave up (then `alpha`
     /// is still feasible and no worse). `work` counts reduced solves.
+    #[expect(clippy::too_many_arguments, reason = "the QP's data, its state and the work counter")]
     pub(crate) fn active_set(
         &mut self,
         gram: &[f64],
@@ -242,7 +243,8 @@ impl QpSolver {
             for p in 0..j {
                 dj -= h[j * n + p] * h[j * n + p];
             }
-            if !(dj > PIVOT_REL * diag) {
+            // Not greater (NaN included): an affine dependency.
+            if dj.partial_cmp(&(PIVOT_REL * diag)) != Some(std::cmp::Ordering::Greater) {
                 singular = Some(j);
                 break;
             }

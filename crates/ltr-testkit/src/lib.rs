@@ -5,14 +5,31 @@
 //! * [`cross_validate`]: the LETOR protocol in miniature: for every fold, fit each grid
 //!   point on train (with the validation split and MAP under the dataset's convention as the
 //!   selection measure), keep the best on vali, evaluate it on test; average over folds.
+//! * [`dataset`]: a small hand-written dataset for unit tests.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ltr_core::{Learner, Params, Ranker, Rng, Validation, derive_seed};
+use ltr_core::{Dataset, DatasetBuilder, Learner, Params, Ranker, Rng, Validation, derive_seed};
 use ltr_data::folds::{Fold, find_mirror, load_fold};
 use ltr_data::manifest::Manifest;
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric, Summary, evaluate_dataset};
+
+/// A dataset of `d` features from `(labels, rows)` per query, query ids `"0"`, `"1"`, ...
+///
+/// # Panics
+/// If a row does not have `d` finite values (a mistake in the test).
+pub fn dataset<R: AsRef<[f32]>>(d: usize, queries: &[(&[u8], &[R])]) -> Dataset {
+    let mut b = DatasetBuilder::new(d);
+    for (q, (labels, rows)) in queries.iter().enumerate() {
+        assert_eq!(labels.len(), rows.len(), "query {q}: one label per row");
+        b.start_query(&q.to_string());
+        for (&l, r) in labels.iter().zip(rows.iter()) {
+            b.push_doc(l, r.as_ref(), None).expect("valid test row");
+        }
+    }
+    b.finish().expect("valid test dataset")
+}
 
 /// The dataset mirror, if there is one.
 pub fn mirror() -> Option<PathBuf> {

@@ -7,23 +7,10 @@
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ltr_core::{Result, Rng};
+use ltr_core::Rng;
 use ltr_data::folds::{find_mirror, load_fold};
 use ltr_data::manifest::Manifest;
-use ltr_trees::{BinnedData, BoostConfig, Objective, boost};
-
-/// Squared error on the grades.
-struct L2<'a>(&'a [u8]);
-
-impl Objective for L2<'_> {
-    fn gradients(&mut self, scores: &[f64], g: &mut [f32], h: &mut [f32]) -> Result<()> {
-        for (i, (&s, &y)) in scores.iter().zip(self.0).enumerate() {
-            g[i] = (s - f64::from(y)) as f32;
-            h[i] = 1.0;
-        }
-        Ok(())
-    }
-}
+use ltr_trees::{BinnedData, BoostConfig, SquaredError, boost};
 
 fn bench_trees(c: &mut Criterion) {
     let Some(root) = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
@@ -41,7 +28,7 @@ fn bench_trees(c: &mut Criterion) {
     let cfg = BoostConfig::default();
     g.bench_function("l2_100_trees_mq2008_fold1_train", |b| {
         b.iter(|| {
-            let mut obj = L2(train.labels());
+            let mut obj = SquaredError { labels: train.labels() };
             boost(&train, None, &mut obj, &cfg, &mut Rng::new(1)).map(|m| m.ensemble.trees.len())
         })
     });

@@ -21,6 +21,25 @@ pub trait Objective {
     fn gradients(&mut self, scores: &[f64], gradients: &mut [f32], hessians: &mut [f32]) -> Result<()>;
 }
 
+/// Squared error on the grades, `1/2 (s - y)^2` per document (gradient `s - y`, hessian 1):
+/// pointwise gradient-boosted regression (MART), the simplest objective; used by the bench and
+/// the real-data test of this crate.
+#[derive(Debug, Clone, Copy)]
+pub struct SquaredError<'a> {
+    /// The training grades, one per document.
+    pub labels: &'a [u8],
+}
+
+impl Objective for SquaredError<'_> {
+    fn gradients(&mut self, scores: &[f64], gradients: &mut [f32], hessians: &mut [f32]) -> Result<()> {
+        for (((g, h), &s), &y) in gradients.iter_mut().zip(hessians.iter_mut()).zip(scores).zip(self.labels) {
+            *g = (s - f64::from(y)) as f32;
+            *h = 1.0;
+        }
+        Ok(())
+    }
+}
+
 /// The outcome of [`boost`].
 #[derive(Debug, Clone)]
 pub struct Boosted {

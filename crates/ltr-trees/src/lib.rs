@@ -22,7 +22,7 @@ pub mod learner;
 mod tree;
 
 pub use bins::BinnedData;
-pub use boost::{Boosted, Objective, add_tree, boost};
+pub use boost::{Boosted, Objective, SquaredError, add_tree, boost};
 pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, check_fraction};
 pub use learner::TreeLearner;
 pub use tree::{Ensemble, Tree};

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 use ltr_core::{Dataset, Learner, Params, Result, Rng, Validation};
-use ltr_trees::{BoostConfig, Ensemble, Objective, TreeConfig, boost};
+use ltr_trees::{BoostConfig, Ensemble, SquaredError, TreeConfig, boost};
 use serde::{Deserialize, Serialize};
 
 /// Pointwise squared-error boosting, only for this test.
@@ -41,22 +41,10 @@ impl Params for L2Params {
     }
 }
 
-struct L2<'a>(&'a [u8]);
-
-impl Objective for L2<'_> {
-    fn gradients(&mut self, scores: &[f64], g: &mut [f32], h: &mut [f32]) -> Result<()> {
-        for (i, (&s, &y)) in scores.iter().zip(self.0).enumerate() {
-            g[i] = (s - f64::from(y)) as f32;
-            h[i] = 1.0;
-        }
-        Ok(())
-    }
-}
-
 impl Learner for L2Learner {
     type Model = Ensemble;
     fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<Ensemble> {
-        Ok(boost(train, valid, &mut L2(train.labels()), &self.0, rng)?.ensemble)
+        Ok(boost(train, valid, &mut SquaredError { labels: train.labels() }, &self.0, rng)?.ensemble)
     }
 }
 
