@@ -44,3 +44,8 @@ bench *args:
 # The reader's throughput on MQ2008 Fold1 train.
 bench-reader:
     cargo bench -p ltr --bench reader
+
+# LambdaMART: 100 trees on MQ2008 Fold1 train at the default (LightGBM lambdarank) settings,
+# on `threads` threads; compare with crates/ltr-lambdamart/scripts/compare_lightgbm.py.
+bench-lambdamart threads="2":
+    RAYON_NUM_THREADS={{threads}} cargo bench -p ltr-lambdamart --bench lambdamart -- fit_100_trees

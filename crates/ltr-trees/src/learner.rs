@@ -8,16 +8,22 @@
 //!
 //! Histograms are built row-wise from a row-major copy of the bins (each document adds to
 //! one cell of every feature, so consecutive additions never wait on each other), reading
-//! the gradients through the leaf's document list (no per-leaf copy). In parallel, the
-//! features are split into groups, one task per group.
+//! the gradients through the leaf's document list (no per-leaf copy).
+//!
+//! # One parallel pass per split
+//! The usable features are cut once into groups whose cells fit in the L1 cache. After a
+//! split, one task per group does everything that group needs: it histograms the smaller
+//! child, subtracts it from the parent's histogram (which becomes the larger child's) and
+//! scans both children's bins for their best split on the group's features. A split thus
+//! costs a single fork-join, with no sequential pass over the histograms between phases.
 //!
 //! # Determinism
 //! Every histogram cell is summed by a single task, over the leaf's documents in ascending
-//! order, whatever the feature grouping. Split scans are one task per (leaf, feature); the
-//! best split is chosen by a sequential pass in feature order (ties: the lower feature,
-//! then the lower bin). The partition of the documents is sequential and stable. No result
-//! depends on the thread count or on how rayon schedules the tasks, so the trees are
-//! bit-identical at any thread count.
+//! order, whatever the grouping or the thread count. Each feature's best split is found by
+//! one task; the best split of a leaf is then chosen by a sequential pass in feature order
+//! (ties: the lower feature, then the lower bin). The partition of the documents is
+//! sequential and stable. No result depends on the thread count or on how rayon schedules
+//! the tasks, so the trees are bit-identical at any thread count.
 
 use ltr_core::{Error, Result, Rng};
 use rayon::prelude::*;
@@ -26,16 +32,13 @@ use crate::bins::BinnedData;
 use crate::config::TreeConfig;
 use crate::tree::Tree;
 
-/// Below this many (document x feature) additions a histogram is built on one thread:
-/// spreading a few microseconds of work costs more than it saves.
-const PAR_MIN_ADDS: usize = 32 * 1024;
+/// Below this much work (histogram additions plus bins scanned) a split is processed on one
+/// thread: spreading a few microseconds of work costs more than it saves.
+const PAR_MIN_WORK: usize = 16 * 1024;
 
 /// Histogram cells per feature group (24 KB: the group's cells stay in the L1 cache while
 /// a leaf's documents stream through).
 const GROUP_CELLS: usize = 1024;
-
-/// Below this many (leaf x bin) scan steps split finding stays on one thread.
-const PAR_MIN_SCAN: usize = 4 * 1024;
 
 /// One histogram cell.
 #[derive(Debug, Clone, Copy, Default)]
@@ -78,8 +81,8 @@ pub struct TreeLearner {
     data: BinnedData,
     /// Features with more than one bin (the others can never be split on).
     usable: Vec<usize>,
-    /// Features of the current tree, ascending.
-    features: Vec<usize>,
+    /// Per usable feature (index into `usable`): whether the current tree may split on it.
+    active: Vec<bool>,
     /// Feature `f`'s cells in a histogram slot are `offsets[f]..offsets[f + 1]`.
     offsets: Vec<usize>,
     /// Usable features (indices into `usable`) in groups of at most `GROUP_CELLS` cells.
@@ -96,6 +99,8 @@ pub struct TreeLearner {
     /// (gradient, hessian) per document, document order.
     gh: Vec<[f32; 2]>,
     leaves: Vec<Leaf>,
+    /// Per usable feature, the best split of the two leaves of the current pass.
+    found: Vec<[Option<Split>; 2]>,
     /// Whether every document is in the current tree's sample.
     full: bool,
     /// Per internal node of the current tree: the bin threshold (for scoring
@@ -133,8 +138,9 @@ impl TreeLearner {
             groups,
             bases,
             row_bins,
+            active: vec![true; usable.len()],
+            found: vec![[None; 2]; usable.len()],
             usable,
-            features: Vec::new(),
             pool: Vec::new(),
             free: Vec::new(),
             indices: Vec::with_capacity(n),
@@ -187,11 +193,10 @@ impl TreeLearner {
         }
         let count = self.indices.len();
         self.leaves.push(Leaf { begin: 0, count, g, h, slot: None, best: None, parent: None });
-        if self.splittable(0) && !self.features.is_empty() {
+        if self.splittable(0) && self.active.contains(&true) {
             let slot = self.take_slot();
-            self.build_histogram(slot, 0, count);
             self.leaves[0].slot = Some(slot);
-            self.find_best(&[0]);
+            self.pass(Side { leaf: 0, scan: true }, None);
         }
 
         while self.leaves.len() < self.cfg.max_leaves {
@@ -265,14 +270,15 @@ impl TreeLearner {
             self.indices.extend(0..n as u32);
         }
         self.full = self.indices.len() == n;
-        self.features.clear();
         if self.cfg.feature_subsample < 1.0 && !self.usable.is_empty() {
             let u = self.usable.len();
             let k = ((u as f64 * self.cfg.feature_subsample).round() as usize).clamp(1, u);
-            let chosen = rng.sample_sorted(u, k);
-            self.features.extend(chosen.into_iter().map(|i| self.usable[i]));
+            self.active.fill(false);
+            for i in rng.sample_sorted(u, k) {
+                self.active[i] = true;
+            }
         } else {
-            self.features.extend_from_slice(&self.usable);
+            self.active.fill(true);
         }
     }
 
@@ -295,100 +301,123 @@ impl TreeLearner {
         }
     }
 
-    /// Builds the histogram of `indices[begin..begin + count]` into `slot`.
-    fn build_histogram(&mut self, slot: usize, begin: usize, count: usize) {
-        let Self { bases, row_bins, pool, indices, gh, offsets, usable, groups, .. } = self;
+    /// One pass over the feature groups, a task per group (see the module docs): histograms
+    /// the documents of `small` into its slot; with `large`, subtracts that histogram from
+    /// the large leaf's slot (its parent's histogram until now); then finds the best split
+    /// of each side that asks for a scan. A side without a split gives its slot back.
+    fn pass(&mut self, small: Side, large: Option<Side>) {
+        let Self {
+            cfg,
+            bases,
+            offsets,
+            usable,
+            groups,
+            row_bins,
+            pool,
+            indices,
+            gh,
+            leaves,
+            active,
+            found,
+            ..
+        } = self;
         let u = bases.len();
-        let (bases, row_bins, gh) = (&bases[..], &row_bins[..], &gh[..]);
-        let rows = &indices[begin..begin + count];
-        // Row-wise over a group of features whose cells fit in the L1 cache: each document
-        // adds to one cell of every feature of the group, so consecutive additions hit
-        // different cells (no store-to-load chains on a frequent bin). Every cell is summed
-        // by one task in document order.
-        let add_rows = |cells: &mut [Cell], first_cell: usize, ks: std::ops::Range<usize>| {
-            cells.fill(Cell::default());
+        let (bases, offsets, usable, active) = (&bases[..], &offsets[..], &usable[..], &active[..]);
+        let (row_bins, gh, cfg) = (&row_bins[..], &gh[..], &*cfg);
+        let totals = |l: usize| (leaves[l].g, leaves[l].h, leaves[l].count as u32);
+        let small_leaf = &leaves[small.leaf];
+        let rows = &indices[small_leaf.begin..small_leaf.begin + small_leaf.count];
+        let small_totals = small.scan.then(|| totals(small.leaf));
+        let large_totals = large.filter(|s| s.scan).map(|s| totals(s.leaf));
+        let Some(small_slot) = small_leaf.slot else { return };
+        let large_slot = large.and_then(|s| leaves[s.leaf].slot);
+        let (small_cells, large_cells) = two_slots(pool, small_slot, large_slot);
+
+        // Cut the slots and the results into the groups' disjoint pieces.
+        let mut tasks: Vec<GroupTask<'_>> = Vec::with_capacity(groups.len());
+        let (mut small_rest, mut large_rest, mut found_rest) = (small_cells, large_cells, &mut found[..]);
+        let mut at = 0usize;
+        let mut cells_total = 0usize;
+        for ks in groups.iter().cloned() {
+            let (lo, hi) = (bases[ks.start], offsets[usable[ks.end - 1] + 1]);
+            let (_, tail) = std::mem::take(&mut small_rest).split_at_mut(lo - at);
+            let (small, tail) = tail.split_at_mut(hi - lo);
+            small_rest = tail;
+            let large = large_rest.take().map(|rest| {
+                let (_, tail) = rest.split_at_mut(lo - at);
+                let (cells, tail) = tail.split_at_mut(hi - lo);
+                large_rest = Some(tail);
+                cells
+            });
+            let (found, tail) = std::mem::take(&mut found_rest).split_at_mut(ks.len());
+            found_rest = tail;
+            tasks.push(GroupTask { small, large, found, lo, ks });
+            cells_total += hi - lo;
+            at = hi;
+        }
+
+        let run = |task: GroupTask<'_>| {
+            let GroupTask { small, mut large, found, lo, ks } = task;
+            // Histogram, row-wise over the group: each document adds to one cell of every
+            // feature of the group, so consecutive additions hit different cells (no
+            // store-to-load chains on a frequent bin). Every cell sums in document order.
+            small.fill(Cell::default());
             let group_bases = &bases[ks.clone()];
             for &r in rows {
                 let r = r as usize;
                 let [g, h] = gh[r];
                 let (g, h) = (f64::from(g), f64::from(h));
                 for (&b, &base) in row_bins[r * u + ks.start..r * u + ks.end].iter().zip(group_bases) {
-                    let c = &mut cells[base - first_cell + usize::from(b)];
+                    let c = &mut small[base - lo + usize::from(b)];
                     c.gh[0] += g;
                     c.gh[1] += h;
                     c.n += 1;
                 }
             }
-        };
-        let mut tasks: Vec<(&mut [Cell], usize, std::ops::Range<usize>)> = Vec::with_capacity(groups.len());
-        let mut rest: &mut [Cell] = &mut pool[slot];
-        let mut at = 0usize;
-        for ks in groups.iter().cloned() {
-            let (lo, hi) = (bases[ks.start], offsets[usable[ks.end - 1] + 1]);
-            let (_, tail) = std::mem::take(&mut rest).split_at_mut(lo - at);
-            let (cells, tail) = tail.split_at_mut(hi - lo);
-            tasks.push((cells, lo, ks));
-            rest = tail;
-            at = hi;
-        }
-        if count * u >= PAR_MIN_ADDS {
-            tasks.into_par_iter().for_each(|(cells, lo, ks)| add_rows(cells, lo, ks));
-            return;
-        }
-        for (cells, lo, ks) in tasks {
-            add_rows(cells, lo, ks);
-        }
-    }
-
-    /// `pool[large] -= pool[small]` on the current features.
-    fn subtract(&mut self, large: usize, small: usize) {
-        let (a, b) = if large < small {
-            let (x, y) = self.pool.split_at_mut(small);
-            (&mut x[large], &y[0])
-        } else {
-            let (x, y) = self.pool.split_at_mut(large);
-            (&mut y[0], &x[small])
-        };
-        for &f in &self.features {
-            let r = self.offsets[f]..self.offsets[f + 1];
-            let (dst, src) = (&mut a[r.clone()], &b[r]);
-            for (d, s) in dst.iter_mut().zip(src) {
-                d.gh[0] -= s.gh[0];
-                d.gh[1] -= s.gh[1];
-                d.n -= s.n;
-            }
-        }
-    }
-
-    /// Finds the best split of each leaf in `ls` (which all hold histograms).
-    fn find_best(&mut self, ls: &[usize]) {
-        let cfg = &self.cfg;
-        let data = &self.data;
-        let tasks: Vec<(usize, usize)> =
-            ls.iter().flat_map(|&l| self.features.iter().map(move |&f| (l, f))).collect();
-        let scan_task = |&(l, f): &(usize, usize)| -> Option<Split> {
-            let leaf = &self.leaves[l];
-            let slot = leaf.slot?;
-            let cells = &self.pool[slot][self.offsets[f]..self.offsets[f + 1]];
-            scan(cells, f, leaf, cfg)
-        };
-        let steps: usize = ls.len() * self.features.iter().map(|&f| data.n_bins(f)).sum::<usize>();
-        let found: Vec<Option<Split>> = if steps >= PAR_MIN_SCAN {
-            tasks.par_iter().map(scan_task).collect()
-        } else {
-            tasks.iter().map(scan_task).collect()
-        };
-        let per_leaf = self.features.len();
-        for (k, &l) in ls.iter().enumerate() {
-            let mut best: Option<Split> = None;
-            for s in found[k * per_leaf..(k + 1) * per_leaf].iter().flatten() {
-                if best.is_none_or(|b| s.gain > b.gain) {
-                    best = Some(*s);
+            // Sibling subtraction: the parent's histogram becomes the large child's.
+            if let Some(large) = large.as_deref_mut() {
+                for (d, s) in large.iter_mut().zip(small.iter()) {
+                    d.gh[0] -= s.gh[0];
+                    d.gh[1] -= s.gh[1];
+                    d.n -= s.n;
                 }
             }
-            self.leaves[l].best = best;
+            for (slot, k) in found.iter_mut().zip(ks) {
+                *slot = [None, None];
+                if !active[k] {
+                    continue;
+                }
+                let f = usable[k];
+                let cells = offsets[f] - lo..offsets[f + 1] - lo;
+                if let Some(t) = small_totals {
+                    slot[0] = scan(&small[cells.clone()], f, t, cfg);
+                }
+                if let (Some(t), Some(large)) = (large_totals, large.as_deref()) {
+                    slot[1] = scan(&large[cells], f, t, cfg);
+                }
+            }
+        };
+        let work = rows.len() * u + cells_total * (1 + usize::from(large.is_some()));
+        if work >= PAR_MIN_WORK && tasks.len() > 1 {
+            tasks.into_par_iter().for_each(run);
+        } else {
+            tasks.into_iter().for_each(run);
+        }
+
+        // The best split of each side: a sequential pass in feature order.
+        let mut bests = [None::<Split>; 2];
+        for (i, best) in bests.iter_mut().enumerate() {
+            for s in found.iter().filter_map(|f| f[i].as_ref()) {
+                if best.is_none_or(|b| s.gain > b.gain) {
+                    *best = Some(*s);
+                }
+            }
+        }
+        for (side, best) in [Some(small), large].into_iter().zip(bests) {
+            let Some(side) = side else { continue };
+            self.leaves[side.leaf].best = best;
             if best.is_none() {
-                self.release(l);
+                self.release(side.leaf);
             }
         }
     }
@@ -457,30 +486,50 @@ impl TreeLearner {
             return;
         }
         let (small, large) = if nl <= count - nl { (l, r) } else { (r, l) };
-        let small_slot = self.take_slot();
-        let (sb, sc) = (self.leaves[small].begin, self.leaves[small].count);
-        self.build_histogram(small_slot, sb, sc);
-        self.subtract(parent_slot, small_slot);
-        self.leaves[small].slot = Some(small_slot);
+        self.leaves[small].slot = Some(self.take_slot());
         self.leaves[large].slot = Some(parent_slot);
-        let mut todo = Vec::with_capacity(2);
-        for (leaf, ok) in [(l, left_ok), (r, right_ok)] {
-            if ok {
-                todo.push(leaf);
-            } else {
-                self.release(leaf);
-            }
+        let scan = |leaf: usize| Side { leaf, scan: if leaf == l { left_ok } else { right_ok } };
+        self.pass(scan(small), Some(scan(large)));
+    }
+}
+
+/// A leaf taking part in a [`TreeLearner::pass`], and whether to look for its best split.
+#[derive(Debug, Clone, Copy)]
+struct Side {
+    leaf: usize,
+    scan: bool,
+}
+
+/// One feature group's share of a pass: its cells in the small and the large leaf's
+/// histograms (`lo` is the slot offset of the first), and its features' results.
+struct GroupTask<'a> {
+    small: &'a mut [Cell],
+    large: Option<&'a mut [Cell]>,
+    found: &'a mut [[Option<Split>; 2]],
+    lo: usize,
+    ks: std::ops::Range<usize>,
+}
+
+/// Mutable access to slot `a` and, if given, to a different slot `b`.
+fn two_slots(pool: &mut [Vec<Cell>], a: usize, b: Option<usize>) -> (&mut [Cell], Option<&mut [Cell]>) {
+    match b {
+        None => (&mut pool[a], None),
+        Some(b) if a < b => {
+            let (x, y) = pool.split_at_mut(b);
+            (&mut x[a], Some(&mut y[0]))
         }
-        self.find_best(&todo);
+        Some(b) => {
+            let (x, y) = pool.split_at_mut(a);
+            (&mut y[0], Some(&mut x[b]))
+        }
     }
 }
 
 /// The best threshold of one feature for one leaf: scans the bins left to right.
-fn scan(cells: &[Cell], feature: usize, leaf: &Leaf, cfg: &TreeConfig) -> Option<Split> {
+fn scan(cells: &[Cell], feature: usize, (g, h, n): (f64, f64, u32), cfg: &TreeConfig) -> Option<Split> {
     let lambda = cfg.lambda_l2;
     let min_n = cfg.min_data_in_leaf as u32;
     let min_h = cfg.min_sum_hessian_in_leaf;
-    let (g, h, n) = (leaf.g, leaf.h, leaf.count as u32);
     let parent = g * g / (h + lambda);
     let (mut lg, mut lh, mut ln) = (0.0f64, 0.0f64, 0u32);
     let mut best_gain = f64::NEG_INFINITY;
