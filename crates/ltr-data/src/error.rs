@@ -39,6 +39,12 @@ pub enum ParseErrorKind {
         /// The declared count.
         limit: usize,
     },
+    /// An index above [`crate::reader::MAX_UNDECLARED_FEATURES`] with no declared count.
+    #[error("feature index above {max}, the most accepted without a declared feature count")]
+    IndexTooLarge {
+        /// The largest index accepted.
+        max: usize,
+    },
     /// A qid seen before, after another query started.
     #[error("query id reappears after another query started (its query began at line {first_line})")]
     QidReappears {

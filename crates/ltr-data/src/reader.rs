@@ -38,6 +38,12 @@ pub struct ReadOptions {
     pub sha256: bool,
 }
 
+/// The highest feature index a file may use when no feature count is declared. Rows are
+/// stored densely, so one stray large index would otherwise widen every row to it (a
+/// typo like `99999999:1` would ask for gigabytes). Public LETOR-style data sets use at
+/// most a few hundred features (MSLR-WEB 136, Istella 220, Yahoo! LTR 700).
+pub const MAX_UNDECLARED_FEATURES: usize = 1 << 16;
+
 /// A parsed file.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -194,7 +200,7 @@ impl<'a> Parser<'a> {
         };
         let label = parse_grade(label_tok).ok_or_else(|| self.err(ParseErrorKind::Label, label_tok))?;
 
-        let qid_tok = tokens.next().ok_or_else(|| self.err(ParseErrorKind::MissingQid, b""))?;
+        let qid_tok = tokens.next().ok_or_else(|| self.err(ParseErrorKind::MissingQid, data))?;
         let qid =
             qid_tok.strip_prefix(b"qid:").ok_or_else(|| self.err(ParseErrorKind::MissingQid, qid_tok))?;
         if qid.is_empty() {
@@ -241,6 +247,9 @@ impl<'a> Parser<'a> {
             if index > self.stride {
                 if let Some(limit) = self.limit {
                     return Err(self.err(ParseErrorKind::TooManyFeatures { limit }, tok));
+                }
+                if index > MAX_UNDECLARED_FEATURES {
+                    return Err(self.err(ParseErrorKind::IndexTooLarge { max: MAX_UNDECLARED_FEATURES }, tok));
                 }
                 self.widen(index);
             }
@@ -512,6 +521,14 @@ mod tests {
         let e = err_of("-1 qid:1 1:1\n");
         assert!(e.contains("`-1`"), "{e}");
         assert!(err_of("\n\n# nothing\n").contains("no documents"));
+        // A line with only a label names the line itself.
+        let e = err_of("0 qid:1 1:1\n2\n");
+        assert!(e.starts_with("t.txt:2:") && e.contains("qid") && e.contains("`2`"), "{e}");
+        // A stray huge index is an error, not a dense row of that width.
+        let e = err_of("0 qid:1 1:1 99999999:1\n");
+        assert!(e.contains("above 65536") && e.contains("`99999999:1`"), "{e}");
+        let wide = format!("0 qid:1 {MAX_UNDECLARED_FEATURES}:1\n");
+        assert_eq!(parse(&wide).unwrap().n_features(), MAX_UNDECLARED_FEATURES);
     }
 
     #[test]

@@ -753,13 +753,18 @@ mod tests {
     #[test]
     fn trees_are_identical_at_any_thread_count() {
         let (n, nf) = (4000, 20);
-        let (x, g, h) = random_problem(n, nf, 5);
+        let (_, g, h) = random_problem(n, nf, 5);
+        // Continuous features: about 255 bins each, so the cells span several feature
+        // groups and every split takes the parallel path.
+        let mut r = Rng::new(6);
+        let x: Vec<f32> = (0..n * nf).map(|_| r.uniform() as f32).collect();
         let grow = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| {
                 let data = BinnedData::from_rows(&x, nf, 255, 3).unwrap();
                 let c = TreeConfig { row_subsample: 0.9, feature_subsample: 0.8, ..TreeConfig::default() };
                 let mut l = TreeLearner::new(data, c).unwrap();
+                assert!(l.groups.len() >= 4, "{} feature groups", l.groups.len());
                 let mut rng = Rng::new(9);
                 (0..3).map(|_| l.grow(&g, &h, &mut rng).unwrap()).collect::<Vec<_>>()
             })
