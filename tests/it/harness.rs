@@ -236,6 +236,12 @@ fn check_passes_on_the_run_and_fails_when_a_number_moves() {
     // Within tolerance passes.
     let out = env.ltr(&["check", "--baseline", b, "--results", r, "--tolerance", "0.02"], None);
     assert!(out.status.success());
+    // A tolerance that would let everything through is refused.
+    for bad in ["NaN", "-0.1", "inf"] {
+        let out = env.ltr(&["check", "--baseline", b, "--results", r, "--tolerance", bad], None);
+        assert!(!out.status.success(), "--tolerance {bad} accepted");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--tolerance"), "{bad}");
+    }
     // A baseline row missing from the run fails.
     v["means"][0]["metrics"]["map"] = serde_json::json!(map);
     v["means"][0]["algorithm"] = serde_json::json!("ranknet");

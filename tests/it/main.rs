@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli_eval;
+mod cli_fetch;
 mod common;
 mod data;
 mod eval_golden;

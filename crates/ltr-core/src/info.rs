@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// The family column of a survey's algorithm table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Family {
-    /// Linear or kernel regression on the grades.
+    /// Regression on the grades, ordinal regression included (PRank's thresholds).
     Regression,
     /// Large-margin methods.
     #[serde(rename = "SVM")]
@@ -17,8 +17,6 @@ pub enum Family {
     /// Neural networks.
     #[serde(rename = "ANN")]
     Ann,
-    /// Perceptron-style online learners.
-    Perceptron,
 }
 
 impl std::fmt::Display for Family {
@@ -29,7 +27,6 @@ impl std::fmt::Display for Family {
             Self::Boosting => "Boosting",
             Self::Trees => "Trees",
             Self::Ann => "ANN",
-            Self::Perceptron => "Perceptron",
         })
     }
 }

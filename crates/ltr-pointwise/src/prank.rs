@@ -32,13 +32,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::dot;
 
-/// Metadata for the comparison tables. Family: Perceptron, since the learner is the
-/// perceptron's mistake-driven update generalised to ordered thresholds (it minimises no
-/// regression loss).
+/// Metadata for the comparison tables. Family: Regression, as ordinal regression (ordered
+/// thresholds on a linear score; Liu 2011 files PRank under ordinal-regression pointwise
+/// methods), learned by the perceptron's mistake-driven update.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "prank",
     name: "PRank",
-    family: Family::Perceptron,
+    family: Family::Regression,
     year: 2001,
     loss: LossType::Pointwise,
     optimizer: "perceptron (online)",

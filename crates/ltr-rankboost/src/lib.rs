@@ -217,6 +217,8 @@ pub struct Trainer<'a> {
     scores: Vec<f64>,
     /// `pi(x)` under the current distribution.
     potential: Vec<f64>,
+    /// The normaliser `Z` of the current distribution, as the potentials were divided by it.
+    z: f64,
     model: RankBoostModel,
     trace: Vec<RoundInfo>,
     finished: bool,
@@ -275,7 +277,7 @@ impl<'a> Trainer<'a> {
         if pair_weight.iter().all(|&w| w == 0.0) {
             return Err(Error::fit(INFO.id, "no training query has documents of two different grades"));
         }
-        Ok(Self {
+        let mut trainer = Self {
             data,
             cuts,
             bins,
@@ -284,10 +286,13 @@ impl<'a> Trainer<'a> {
             n_grades,
             scores: vec![0.0; n],
             potential: vec![0.0; n],
+            z: 0.0,
             model: Ensemble::new(d),
             trace: Vec::new(),
             finished: false,
-        })
+        };
+        trainer.update_potentials();
+        Ok(trainer)
     }
 
     /// The cut points of feature `f`, ascending.
@@ -343,8 +348,8 @@ impl<'a> Trainer<'a> {
         (mid, self.pair_weight[q])
     }
 
-    /// Recomputes the potentials from the current scores; returns the normaliser `Z`.
-    fn update_potentials(&mut self) -> f64 {
+    /// Recomputes the potentials and the normaliser `Z` from the current scores.
+    fn update_potentials(&mut self) {
         let mut sums = QuerySums::default();
         let (mut below, mut above) = (Vec::new(), Vec::new());
         let mut z = 0.0;
@@ -377,11 +382,13 @@ impl<'a> Trainer<'a> {
         for p in &mut self.potential {
             *p /= z;
         }
-        z
+        self.z = z;
     }
 
     /// The explicit distribution `D_t` the next round uses, as `(better doc, worse doc,
-    /// weight)` over every crucial pair (O(pairs); for tests and inspection).
+    /// weight)` over every crucial pair (O(pairs); for tests and inspection). The weights
+    /// are divided by the normaliser `Z` the potentials use, computed from per-grade sums,
+    /// not by their own total: that they sum to 1 checks `Z`.
     pub fn pair_distribution(&self) -> Vec<(usize, usize, f64)> {
         let mut out = Vec::new();
         let mut sums = QuerySums::default();
@@ -400,9 +407,8 @@ impl<'a> Trainer<'a> {
                 }
             }
         }
-        let z: f64 = out.iter().map(|p| p.2).sum();
         for p in &mut out {
-            p.2 /= z;
+            p.2 /= self.z;
         }
         out
     }
@@ -457,7 +463,6 @@ impl<'a> Trainer<'a> {
         if self.finished {
             return None;
         }
-        self.update_potentials();
         let this = &*self;
         let per_feature: Vec<Option<(f64, usize)>> = (0..this.cuts.len())
             .into_par_iter()
@@ -482,6 +487,7 @@ impl<'a> Trainer<'a> {
         }
         let weak = ThresholdRanker { feature, threshold: self.cuts[feature][cut] };
         Ensemble::add_round(&weak, alpha, self.data, &mut self.scores);
+        self.update_potentials();
         self.model.push(weak, alpha);
         let info = RoundInfo { round: self.trace.len() + 1, weak, cut, r, alpha };
         self.trace.push(info);

@@ -94,12 +94,16 @@ fn rounds_by_hand() {
     assert!((r2.alpha - 0.5 * ((1.0 + r2.r) / (1.0 - r2.r)).ln()).abs() < 1e-15);
 }
 
-/// The reference: D stored per pair, r summed pair by pair for every candidate.
+/// The reference: D stored per pair (renormalised explicitly each round), r summed pair by
+/// pair for every candidate. Returns each round's (feature, cut, r, alpha) and the D it
+/// used, pair by pair in enumeration order.
+#[allow(clippy::type_complexity)]
 fn brute_force(
     data: &Dataset,
     t: &Trainer<'_>,
     weighting: PairWeighting,
     rounds: usize,
+    out_d: &mut Vec<Vec<f64>>,
 ) -> Vec<(usize, usize, f64, f64)> {
     let x = |i: usize, f: usize| f64::from(data.row(i)[f]);
     let mut pairs = Vec::new();
@@ -128,6 +132,7 @@ fn brute_force(
     }
     let mut out = Vec::new();
     for _ in 0..rounds {
+        out_d.push(pairs.iter().map(|p| p.2).collect());
         let mut best: Option<(f64, usize, usize)> = None;
         for f in 0..data.n_features() {
             for (j, &th) in t.cuts(f).iter().enumerate() {
@@ -166,12 +171,24 @@ fn rounds_equal_brute_force_pair_enumeration_and_d_stays_normalised() {
         let l = learner(thresholds, spacing, weighting);
         let mut t = Trainer::new(&l, &data).unwrap();
         let rounds = 12;
-        let want = brute_force(&data, &t, weighting, rounds);
+        let mut want_d = Vec::new();
+        let want = brute_force(&data, &t, weighting, rounds, &mut want_d);
         for (k, w) in want.iter().enumerate() {
+            // D as the fast path uses it (divided by its per-grade normaliser Z) sums to 1
+            // and equals the explicitly stored and renormalised D, pair by pair.
             let dist = t.pair_distribution();
             let total: f64 = dist.iter().map(|p| p.2).sum();
             assert!((total - 1.0).abs() < 1e-12, "round {k}: sum D = {total}");
             assert!(dist.iter().all(|p| p.2 > 0.0));
+            assert_eq!(dist.len(), want_d[k].len());
+            for (p, &d) in dist.iter().zip(&want_d[k]) {
+                assert!(
+                    (p.2 - d).abs() <= 1e-12 * d.max(1e-3),
+                    "round {k}: D{:?} = {} vs {d}",
+                    (p.0, p.1),
+                    p.2
+                );
+            }
             let got = t.step().unwrap();
             assert_eq!((got.weak.feature, got.cut), (w.0, w.1), "seed {seed} round {k}");
             assert!((got.r - w.2).abs() < 1e-12, "seed {seed} round {k}: r {} vs {}", got.r, w.2);

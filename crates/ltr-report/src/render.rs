@@ -183,6 +183,10 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
     for d in &spec.datasets {
         let here: Vec<&Aggregate> = aggs.iter().filter(|a| &a.dataset == d).collect();
         if here.is_empty() {
+            // Not run (unavailable): the published numbers alone, for reference.
+            if let Some(t) = published_table(input, d, &here) {
+                md += &format!("## {d} (not run here)\n\n{t}");
+            }
             continue;
         }
         let conv = crate::convention_of(input, d);
@@ -213,48 +217,7 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
         md += &table(header, rows);
         md += "\n";
 
-        let published: Vec<_> = input.published.rows(&spec.collection, d).collect();
-        if !published.is_empty() {
-            md += &format!("### {d}: published reference numbers beside ours\n\n");
-            md += "Each cell: ours / published / difference (ours - published). Published rows without a counterpart here are shown for reference.\n\n";
-            let keys = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map"];
-            let mut header = vec!["Published".to_owned(), "Ours".to_owned()];
-            header.extend(keys.iter().map(|k| header_label(k)));
-            let mut rows = Vec::new();
-            for p in &published {
-                let ours: Vec<&&Aggregate> = here
-                    .iter()
-                    .filter(|a| {
-                        spec.algorithms.iter().any(|e| e.label == a.algorithm && p.ids.contains(&e.id))
-                    })
-                    .collect();
-                let name = match &p.note {
-                    Some(n) => format!("{} ({n})", p.algorithm),
-                    None => p.algorithm.clone(),
-                };
-                if ours.is_empty() {
-                    let mut r = vec![name.clone(), "-".into()];
-                    r.extend(
-                        keys.iter()
-                            .map(|k| p.metrics.get(*k).map_or("-".into(), |v| format!("- / {v:.4} / -"))),
-                    );
-                    rows.push(r);
-                }
-                for a in ours {
-                    let mut r = vec![name.clone(), a.algorithm.clone()];
-                    for k in keys {
-                        let j = METRICS.iter().position(|m| *m == k).unwrap_or(0);
-                        r.push(match p.metrics.get(k) {
-                            Some(v) => format!("{} / {v:.4} / {:+.4}", fmt4(a.mean[j]), a.mean[j] - v),
-                            None => format!("{} / - / -", fmt4(a.mean[j])),
-                        });
-                    }
-                    rows.push(r);
-                }
-            }
-            md += &table(header, rows);
-            md += &format!("\nSource: {}\n\n", sources_of(input, &published));
-        }
+        md += &published_table(input, d, &here).unwrap_or_default();
     }
 
     // Selected hyperparameters per fold.
@@ -335,6 +298,57 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
     rows.dedup();
     md += &table(vec!["File".into(), "sha256".into()], rows);
     md
+}
+
+/// The published reference numbers for dataset `d` beside ours (`here`: our aggregates on
+/// `d`, empty when it was not run), or `None` when nothing was published for it.
+fn published_table(input: &ReportInput, d: &str, here: &[&Aggregate]) -> Option<String> {
+    let spec = &input.spec;
+    let published: Vec<_> = input.published.rows(&spec.collection, d).collect();
+    if published.is_empty() {
+        return None;
+    }
+    let mut md = format!("### {d}: published reference numbers beside ours\n\n");
+    md += if here.is_empty() {
+        "Not run here (the dataset was unavailable): the published numbers, for reference.\n\n"
+    } else {
+        "Each cell: ours / published / difference (ours - published). Published rows without a counterpart here are shown for reference.\n\n"
+    };
+    let keys = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map"];
+    let mut header = vec!["Published".to_owned(), "Ours".to_owned()];
+    header.extend(keys.iter().map(|k| header_label(k)));
+    let mut rows = Vec::new();
+    for p in &published {
+        let ours: Vec<&&Aggregate> = here
+            .iter()
+            .filter(|a| spec.algorithms.iter().any(|e| e.label == a.algorithm && p.ids.contains(&e.id)))
+            .collect();
+        let name = match &p.note {
+            Some(n) => format!("{} ({n})", p.algorithm),
+            None => p.algorithm.clone(),
+        };
+        if ours.is_empty() {
+            let mut r = vec![name.clone(), "-".into()];
+            r.extend(
+                keys.iter().map(|k| p.metrics.get(*k).map_or("-".into(), |v| format!("- / {v:.4} / -"))),
+            );
+            rows.push(r);
+        }
+        for a in ours {
+            let mut r = vec![name.clone(), a.algorithm.clone()];
+            for k in keys {
+                let j = METRICS.iter().position(|m| *m == k).unwrap_or(0);
+                r.push(match p.metrics.get(k) {
+                    Some(v) => format!("{} / {v:.4} / {:+.4}", fmt4(a.mean[j]), a.mean[j] - v),
+                    None => format!("{} / - / -", fmt4(a.mean[j])),
+                });
+            }
+            rows.push(r);
+        }
+    }
+    md += &table(header, rows);
+    md += &format!("\nSource: {}\n\n", sources_of(input, &published));
+    Some(md)
 }
 
 fn sources_of(input: &ReportInput, rows: &[&crate::PublishedRow]) -> String {

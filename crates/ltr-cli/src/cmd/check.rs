@@ -17,12 +17,21 @@ pub struct Args {
     /// The run's report JSON (default: reports/<baseline name>.json).
     #[arg(long)]
     results: Option<PathBuf>,
-    /// Largest accepted |run - baseline| per number.
-    #[arg(long, default_value_t = 0.005)]
+    /// Largest accepted |run - baseline| per number (finite, >= 0).
+    #[arg(long, default_value_t = 0.005, value_parser = parse_tolerance, allow_negative_numbers = true)]
     tolerance: f64,
     /// Write the baseline from the results instead of checking (after a reviewed change).
     #[arg(long)]
     write: bool,
+}
+
+/// A tolerance must be a finite number >= 0 (NaN would pass every comparison).
+fn parse_tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        Ok(t) => Err(format!("{t} is not a finite number >= 0")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Runs `ltr check`: exit 1 when a number moved beyond the tolerance or a row is missing.
