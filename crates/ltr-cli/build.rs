@@ -1,17 +1,32 @@
-//! Records the git commit of the checkout (if any) as `LTR_GIT_REV` for report headers.
+//! Records the git commit of the checkout (if any) as `LTR_GIT_REV` for report headers,
+//! suffixed `+modified` when the sources differ from that commit, so a report never claims
+//! a commit that did not produce it.
+
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).current_dir("../..").output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
 
 fn main() {
-    let rev = std::process::Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
+    let sources = ["crates", "src", "Cargo.toml", "Cargo.lock"];
+    let rev = match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(rev) => {
+            let mut args = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+            args.extend(sources);
+            match git(&args) {
+                Some(changes) if changes.is_empty() => rev,
+                _ => format!("{rev}+modified"),
+            }
+        }
+        None => String::new(),
+    };
     println!("cargo:rustc-env=LTR_GIT_REV={rev}");
-    // Rebuild when HEAD moves (paths relative to this crate).
-    for p in ["../../.git/HEAD", "../../.git/refs/heads"] {
-        if std::path::Path::new(p).exists() {
+    // Rerun when HEAD moves, the index changes (commits, staging) or any source changes.
+    for p in [".git/HEAD", ".git/refs/heads", ".git/index"].iter().chain(&sources) {
+        let p = format!("../../{p}");
+        if std::path::Path::new(&p).exists() {
             println!("cargo:rerun-if-changed={p}");
         }
     }
