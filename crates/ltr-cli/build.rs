@@ -5,7 +5,9 @@
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).current_dir("../..").output().ok()?;
+    // --no-optional-locks: `git status` must not rewrite the index (its refreshed stat data),
+    // or the index would look newer than this script's run and trigger a rebuild every time.
+    let out = Command::new("git").arg("--no-optional-locks").args(args).current_dir("../..").output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
@@ -23,8 +25,8 @@ fn main() {
         None => String::new(),
     };
     println!("cargo:rustc-env=LTR_GIT_REV={rev}");
-    // Rerun when HEAD moves, the index changes (commits, staging) or any source changes.
-    for p in [".git/HEAD", ".git/refs/heads", ".git/index"].iter().chain(&sources) {
+    // Rerun when HEAD moves (commit, checkout) or any source changes.
+    for p in [".git/HEAD", ".git/refs/heads"].iter().chain(&sources) {
         let p = format!("../../{p}");
         if std::path::Path::new(&p).exists() {
             println!("cargo:rerun-if-changed={p}");
