@@ -340,17 +340,9 @@ impl TreeLearner {
         let mut cells_total = 0usize;
         for ks in groups.iter().cloned() {
             let (lo, hi) = (bases[ks.start], offsets[usable[ks.end - 1] + 1]);
-            let (_, tail) = std::mem::take(&mut small_rest).split_at_mut(lo - at);
-            let (small, tail) = tail.split_at_mut(hi - lo);
-            small_rest = tail;
-            let large = large_rest.take().map(|rest| {
-                let (_, tail) = rest.split_at_mut(lo - at);
-                let (cells, tail) = tail.split_at_mut(hi - lo);
-                large_rest = Some(tail);
-                cells
-            });
-            let (found, tail) = std::mem::take(&mut found_rest).split_at_mut(ks.len());
-            found_rest = tail;
+            let small = carve(&mut small_rest, lo - at, hi - lo);
+            let large = large_rest.as_mut().map(|rest| carve(rest, lo - at, hi - lo));
+            let found = carve(&mut found_rest, 0, ks.len());
             tasks.push(GroupTask { small, large, found, lo, ks });
             cells_total += hi - lo;
             at = hi;
@@ -508,6 +500,14 @@ struct GroupTask<'a> {
     found: &'a mut [[Option<Split>; 2]],
     lo: usize,
     ks: std::ops::Range<usize>,
+}
+
+/// Takes `len` items off the front of `rest`, after dropping the `skip` before them.
+fn carve<'a, T>(rest: &mut &'a mut [T], skip: usize, len: usize) -> &'a mut [T] {
+    let (_, tail) = std::mem::take(rest).split_at_mut(skip);
+    let (head, tail) = tail.split_at_mut(len);
+    *rest = tail;
+    head
 }
 
 /// Mutable access to slot `a` and, if given, to a different slot `b`.
