@@ -148,3 +148,15 @@ pub enum DataError {
         reason: String,
     },
 }
+
+impl DataError {
+    /// The message for a line that already names the dataset: the bare reason of
+    /// [`DataError::Unavailable`] (whose own message starts "<dataset> is unavailable"),
+    /// the whole message otherwise.
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Unavailable { reason, .. } => reason.clone(),
+            e => e.to_string(),
+        }
+    }
+}

@@ -304,7 +304,7 @@ impl Fetcher {
             .map(|name| {
                 let r = self.fetch_in(manifest, name, &mut session);
                 if let Err(e) = &r {
-                    log::warn!("skipping {name}: {e}");
+                    log::warn!("skipping {name}: {}", e.reason());
                 }
                 (name.clone(), r)
             })

@@ -22,13 +22,7 @@ pub fn resolve(
         Some(f) => f
             .fetch_all(manifest, &spec.datasets)
             .into_iter()
-            .map(|(_, r)| {
-                r.err().map(|e| match e {
-                    // Already phrased as "<dataset> is unavailable: <reason>": keep the reason.
-                    ltr_data::DataError::Unavailable { reason, .. } => reason,
-                    e => e.to_string(),
-                })
-            })
+            .map(|(_, r)| r.err().map(|e| e.reason()))
             .collect(),
         None => vec![None; spec.datasets.len()],
     };

@@ -48,7 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("{name}: unavailable: {e}");
+                eprintln!("{name}: unavailable: {}", e.reason());
             }
         }
     }
