@@ -1,5 +1,6 @@
 //! The query-grouped data set and its borrowed per-query views.
 
+use crate::convention::Convention;
 use crate::error::{Error, Result};
 
 /// A relevance grade (LETOR: 0..=2, MSLR: 0..=4).
@@ -19,6 +20,8 @@ pub struct Dataset {
     query_offsets: Vec<usize>,
     query_ids: Vec<String>,
     doc_ids: Option<Vec<String>>,
+    /// The metric convention its numbers are computed under, when the source names one.
+    convention: Option<Convention>,
 }
 
 impl Dataset {
@@ -56,7 +59,7 @@ impl Dataset {
         {
             return invalid(format!("{} doc ids for {n_docs} documents", ids.len()));
         }
-        Ok(Self { n_features, features, labels, query_offsets, query_ids, doc_ids })
+        Ok(Self { n_features, features, labels, query_offsets, query_ids, doc_ids, convention: None })
     }
 
     /// Number of features per document.
@@ -109,6 +112,24 @@ impl Dataset {
         self.doc_ids.as_deref()
     }
 
+    /// The metric convention of the data's source (`None`: not named; `ltr-metrics` then
+    /// applies the suite's default). Learners that evaluate while training use it.
+    pub fn convention(&self) -> Option<Convention> {
+        self.convention
+    }
+
+    /// Names the convention the data set's numbers are computed under.
+    pub fn set_convention(&mut self, convention: Option<Convention>) {
+        self.convention = convention;
+    }
+
+    /// [`Dataset::set_convention`], by value.
+    #[must_use]
+    pub fn with_convention(mut self, convention: Option<Convention>) -> Self {
+        self.convention = convention;
+        self
+    }
+
     /// The highest grade present (0 for an empty set).
     pub fn max_grade(&self) -> Grade {
         self.labels.iter().copied().max().unwrap_or(0)
@@ -148,10 +169,11 @@ impl Dataset {
                 b.push_doc(view.labels[i], view.row(i), doc_id)?;
             }
         }
-        b.finish()
+        Ok(b.finish()?.with_convention(self.convention))
     }
 
-    /// Concatenates data sets with the same feature count, keeping their order.
+    /// Concatenates data sets with the same feature count, keeping their order (and the
+    /// first part's convention).
     pub fn concat(parts: &[&Dataset]) -> Result<Self> {
         let n_features = parts.first().map_or(0, |d| d.n_features);
         let mut b = DatasetBuilder::new(n_features);
@@ -167,7 +189,7 @@ impl Dataset {
                 }
             }
         }
-        b.finish()
+        Ok(b.finish()?.with_convention(parts.first().and_then(|d| d.convention)))
     }
 }
 

@@ -29,7 +29,7 @@ pub enum Error {
         /// The offending value, rendered.
         value: String,
         /// The constraint it violates.
-        reason: &'static str,
+        reason: String,
     },
     /// Training could not proceed (e.g. a singular system, no usable query).
     #[error("{algorithm}: {reason}")]
@@ -54,8 +54,8 @@ pub enum Error {
 
 impl Error {
     /// Shorthand for [`Error::InvalidParam`].
-    pub fn param(name: &'static str, value: impl std::fmt::Display, reason: &'static str) -> Self {
-        Self::InvalidParam { name, value: value.to_string(), reason }
+    pub fn param(name: &'static str, value: impl std::fmt::Display, reason: impl Into<String>) -> Self {
+        Self::InvalidParam { name, value: value.to_string(), reason: reason.into() }
     }
 
     /// Shorthand for [`Error::Fit`].

@@ -5,20 +5,29 @@
 //! * [`Params`], [`Learner`], [`Ranker`]: the boundary every algorithm implements. Raw,
 //!   serde-friendly hyperparameters are validated into a checked form before any data is
 //!   touched; fitting produces a separate, serialisable model that scores data sets.
+//! * [`Convention`]: the metric convention a data set carries into training and evaluation.
+//! * [`BestCheckpoint`], [`select_best`]: the one selection rule (highest wins, earliest on
+//!   ties, NaN never wins), for grid points and validation checkpoints alike.
 //! * [`AlgorithmInfo`]: static metadata for the comparison tables.
 //! * [`Rng`] and [`derive_seed`]: all randomness flows from one `u64` through a pinned,
 //!   portable ChaCha8 stream; child seeds are derived by name.
 //!
 //! This crate does no I/O.
 
+mod convention;
 mod dataset;
 mod error;
 mod info;
+mod params;
 mod seed;
+pub mod select;
 mod traits;
 
+pub use convention::Convention;
 pub use dataset::{Dataset, DatasetBuilder, Grade, QueryView};
 pub use error::{Error, Result};
 pub use info::{AlgorithmInfo, Family, LossType};
+pub use params::{ParamInfo, ParamRange, param_info};
 pub use seed::{Rng, derive_seed};
+pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
 pub use traits::{Learner, Measure, Params, Ranker, Validation, check_scoring};

@@ -19,6 +19,11 @@ pub trait Params:
     /// The validated form.
     type Checked: Learner;
 
+    /// Every key with its valid range and a one-line description, in documentation order.
+    /// `validate` checks ranges through this table, and `ltr algorithms` prints it with the
+    /// defaults read from `Self::default()`.
+    const TABLE: &'static [crate::ParamInfo] = &[];
+
     /// Checks every constraint, naming the offending key.
     fn validate(&self) -> Result<Self::Checked>;
 }

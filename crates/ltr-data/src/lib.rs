@@ -17,6 +17,7 @@ pub mod fetch;
 pub mod folds;
 pub mod manifest;
 pub mod reader;
+pub mod resolved;
 pub mod scores;
 
 pub use cache::{DataCache, FileStatus};

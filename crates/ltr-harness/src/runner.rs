@@ -6,13 +6,12 @@
 //! collected by index, so the records are identical at any thread count. Finished cells are
 //! found by key and never recomputed unless forced.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use ltr_core::{Dataset, Rng, Validation, derive_seed};
 use ltr_data::folds::locate;
 use ltr_data::reader::{ReadOptions, read_file};
-use ltr_metrics::{Convention, Criterion, EvalConfig, evaluate_dataset};
+use ltr_metrics::{Criterion, EvalConfig, evaluate_dataset};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -21,72 +20,7 @@ use crate::error::{HarnessError, Result};
 use crate::registry::{AlgoConfig, AnyModel};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
 use crate::store::{CellRecord, CellTiming, FORMAT, GridPoint, ResultStore};
-
-/// One file of a fold: path relative to the collection root and its sha256.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DataFile {
-    /// Path relative to the collection root.
-    pub rel: String,
-    /// sha256 of the uncompressed file.
-    pub sha256: String,
-}
-
-/// The files of one fold.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FoldFiles {
-    /// Fold number.
-    pub fold: u32,
-    /// Training split.
-    pub train: DataFile,
-    /// Validation split.
-    pub vali: DataFile,
-    /// Test split.
-    pub test: DataFile,
-}
-
-/// A dataset ready to run: where its files are and what they hash to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DatasetInput {
-    /// Dataset name.
-    pub name: String,
-    /// Feature variant.
-    pub variant: String,
-    /// Convention its numbers are reported with.
-    pub convention: Convention,
-    /// Feature count.
-    pub features: usize,
-    /// Missing-value token, if the variant has one.
-    pub missing_token: Option<String>,
-    /// The collection root holding the files.
-    pub root: PathBuf,
-    /// Fold files.
-    pub folds: Vec<FoldFiles>,
-}
-
-/// Whether a dataset of the spec could be had.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "lowercase")]
-pub enum DatasetStatus {
-    /// Present and verified.
-    Available(DatasetInput),
-    /// Not obtainable; the run goes on without it.
-    Unavailable {
-        /// Dataset name.
-        name: String,
-        /// Why.
-        reason: String,
-    },
-}
-
-impl DatasetStatus {
-    /// The dataset name.
-    pub fn name(&self) -> &str {
-        match self {
-            Self::Available(d) => &d.name,
-            Self::Unavailable { name, .. } => name,
-        }
-    }
-}
+pub use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
 
 /// Run options.
 #[derive(Debug, Clone, Default)]

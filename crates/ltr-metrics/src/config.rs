@@ -1,59 +1,9 @@
 //! Conventions and the evaluation configuration built from them.
 
-use ltr_core::Grade;
+use ltr_core::{Convention, Grade};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
-
-/// A named set of metric definitions. See the crate docs for the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Convention {
-    /// `Eval-Score-3.0.pl` (LETOR 3.0).
-    Letor3,
-    /// `Eval-Score-4.0.pl` (LETOR 4.0).
-    Letor4,
-    /// The LETOR 4.0 script adapted to MSLR-WEB (grades 0-4, relevant from 2).
-    Mslr,
-    /// Textbook definitions: 1/log2(r+1) discount, k cut at the list length.
-    Standard,
-}
-
-impl Convention {
-    /// All conventions, for help texts.
-    pub const ALL: [Convention; 4] = [Self::Letor3, Self::Letor4, Self::Mslr, Self::Standard];
-
-    /// The lowercase name used in specs and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Letor3 => "letor3",
-            Self::Letor4 => "letor4",
-            Self::Mslr => "mslr",
-            Self::Standard => "standard",
-        }
-    }
-
-    /// Whether this is one of the official-script conventions.
-    pub fn is_official(self) -> bool {
-        !matches!(self, Self::Standard)
-    }
-}
-
-impl std::fmt::Display for Convention {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Convention {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|c| c.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown convention `{s}` (expected letor3, letor4, mslr or standard)"))
-    }
-}
 
 /// What a query without any relevant document scores (`standard` only; the official
 /// conventions always use [`NoRelevant::Zero`]).
@@ -119,6 +69,12 @@ impl EvalConfig {
                 max_k: 10,
             },
         }
+    }
+
+    /// The official configuration of the data set's convention, or of
+    /// [`crate::DEFAULT_CONVENTION`] when it names none.
+    pub fn of(data: &ltr_core::Dataset) -> Self {
+        Self::official(data.convention().unwrap_or(crate::DEFAULT_CONVENTION))
     }
 
     /// `standard` with the given no-relevant policy.

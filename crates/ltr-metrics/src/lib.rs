@@ -29,7 +29,12 @@ mod eval;
 mod metric;
 pub mod official;
 
-pub use config::{Convention, EvalConfig, NoRelevant};
+pub use config::{EvalConfig, NoRelevant};
+pub use ltr_core::Convention;
+
+/// The convention of everything that names none (`ltr eval`, `ltr train`, user datasets,
+/// learners evaluating during training): the LETOR 3.0 script's.
+pub const DEFAULT_CONVENTION: Convention = Convention::Letor3;
 pub use criterion::Criterion;
 pub use eval::{Evaluation, QueryMetrics, Summary, evaluate, evaluate_dataset, evaluate_query, rank_order};
 pub use metric::{Metric, MetricScratch};

@@ -7,8 +7,8 @@
 //! [`Digits::Full`] every number is printed with the shortest representation that reads
 //! back to the same `f64`.
 
-use crate::config::Convention;
 use crate::eval::{Evaluation, QueryMetrics, script_order};
+use ltr_core::Convention;
 
 /// How numbers are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
