@@ -1,39 +1,20 @@
 //! Parser throughput on MQ2008 Fold1 `train.txt` (uncompressed, in memory, one core).
 //!
-//! Needs the dataset mirror (`$LTR_MIRROR` or `../shared/datasets`); prints a note and does
-//! nothing without it.
-
-use std::io::Read;
-use std::path::PathBuf;
+//! The file is rebuilt (and verified) from the MQ2008 pieces compiled into `ltr-data`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ltr_data::ReadOptions;
 use ltr_data::reader::parse_bytes;
 
-fn mirror() -> Option<PathBuf> {
-    let p = std::env::var_os("LTR_MIRROR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"));
-    p.is_dir().then_some(p)
-}
-
-fn load(rel: &str) -> Option<Vec<u8>> {
-    let m = mirror()?;
-    let gz = m.join(format!("{rel}.gz"));
-    let mut out = Vec::new();
-    if gz.is_file() {
-        flate2::read::MultiGzDecoder::new(std::fs::File::open(gz).ok()?).read_to_end(&mut out).ok()?;
-    } else {
-        out = std::fs::read(m.join(rel)).ok()?;
-    }
-    Some(out)
+fn load(file: &str) -> Vec<u8> {
+    let manifest = ltr_data::Manifest::builtin("letor4").expect("built-in manifest");
+    let variant = manifest.dataset("MQ2008").expect("MQ2008").default_variant();
+    let pieces = ltr_data::embedded::Pieces::open(variant).expect("embedded MQ2008");
+    pieces.build(file).expect("verified rebuild").expect("a fold file")
 }
 
 fn bench_reader(c: &mut Criterion) {
-    let Some(bytes) = load("letor4/MQ2008/Fold1/train.txt") else {
-        eprintln!("note: no dataset mirror; reader bench skipped");
-        return;
-    };
+    let bytes = load("Fold1/train.txt");
     let opts = ReadOptions { n_features: Some(46), ..Default::default() };
     let mut g = c.benchmark_group("reader");
     g.throughput(Throughput::Bytes(bytes.len() as u64));

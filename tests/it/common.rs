@@ -29,12 +29,3 @@ pub fn mirror_file(mirror: &Path, rel: &str) -> PathBuf {
     let gz = mirror.join(format!("{rel}.gz"));
     if gz.is_file() { gz } else { mirror.join(rel) }
 }
-
-/// `SHA256SUMS` of the mirror: relative path -> hex digest.
-pub fn sha256sums(mirror: &Path) -> std::collections::BTreeMap<String, String> {
-    let text = std::fs::read_to_string(mirror.join("SHA256SUMS")).unwrap();
-    text.lines()
-        .filter_map(|l| l.split_once(char::is_whitespace))
-        .map(|(h, p)| (p.trim().trim_start_matches('*').to_owned(), h.to_owned()))
-        .collect()
-}

@@ -1,38 +1,44 @@
-//! The reader and the manifests against the real LETOR files.
+//! The reader and the manifests against the real LETOR files: the folds rebuilt from the
+//! embedded pieces and installed in a data cache, exactly as runs read them.
 
 use std::collections::BTreeSet;
 
 use ltr_data::manifest::{Manifest, Split};
 use ltr_data::{ReadOptions, read_file};
 
-use crate::common::{mirror, mirror_file, sha256sums};
-
-/// Reads every fold file of a dataset's default variant from the mirror, checking each
-/// file's sha256 against both the manifest and `SHA256SUMS`, and returns
+/// Installs a dataset from the embedded data into a fresh cache, reads every fold file,
+/// checking each file's sha256 against the manifest and the resolved input, and returns
 /// (queries, documents, features) over the five test splits.
-fn read_all_folds(collection: &str, dataset: &str) -> Option<(usize, usize, usize)> {
-    let mirror = mirror()?;
-    let sums = sha256sums(&mirror);
+fn read_all_folds(collection: &str, dataset: &str) -> (usize, usize, usize) {
+    let cache = tempfile::tempdir().unwrap();
+    let input = ltr_fetch::embedded::install(cache.path(), collection, dataset).unwrap();
     let manifest = Manifest::builtin(collection).unwrap();
     let entry = manifest.dataset(dataset).unwrap();
     let variant = entry.default_variant();
+    assert_eq!(input.folds.len() as u32, variant.folds);
+    assert_eq!(input.convention, manifest.convention_of(entry));
     let opts = ReadOptions { n_features: Some(entry.features), sha256: true, ..Default::default() };
     let (mut queries, mut docs) = (0, 0);
     let mut all_qids = BTreeSet::new();
-    for fold in 1..=variant.folds {
+    for fold in &input.folds {
         let mut fold_qids = BTreeSet::new();
-        for split in Split::ALL {
-            let file = variant.fold_file(fold, split);
-            let rel = variant.rel_path(&file);
-            let loaded = read_file(&mirror_file(&mirror, &rel), &opts).unwrap();
+        for (split, file) in Split::ALL.into_iter().zip([&fold.train, &fold.vali, &fold.test]) {
+            let name = variant.fold_file(fold.fold, split);
+            assert_eq!(file.rel, variant.rel_path(&name));
+            let loaded = read_file(&input.root.join(&file.rel), &opts).unwrap();
             let hash = loaded.sha256.unwrap();
-            assert_eq!(Some(hash.as_str()), variant.sha256_of(&file), "manifest hash of {rel}");
-            assert_eq!(Some(&hash), sums.get(&rel), "SHA256SUMS of {rel}");
+            assert_eq!(Some(hash.as_str()), variant.sha256_of(&name), "manifest hash of {}", file.rel);
+            assert_eq!(hash, file.sha256, "resolved hash of {}", file.rel);
             let d = loaded.dataset;
             assert_eq!(d.n_features(), entry.features);
-            assert!(d.labels().iter().all(|g| entry.labels.contains(g)), "{rel}: unexpected grade");
+            assert!(d.labels().iter().all(|g| entry.labels.contains(g)), "{}: unexpected grade", file.rel);
             for q in d.query_ids() {
-                assert!(fold_qids.insert(q.clone()), "{rel}: query {q} in two splits of fold {fold}");
+                assert!(
+                    fold_qids.insert(q.clone()),
+                    "{}: query {q} in two splits of fold {}",
+                    file.rel,
+                    fold.fold
+                );
             }
             if split == Split::Test {
                 queries += d.n_queries();
@@ -42,53 +48,57 @@ fn read_all_folds(collection: &str, dataset: &str) -> Option<(usize, usize, usiz
         }
     }
     assert_eq!(all_qids.len(), queries, "every query is tested exactly once");
-    Some((queries, docs, entry.features))
+    assert_eq!(Some(queries), entry.queries);
+    assert_eq!(Some(docs), entry.documents);
+    (queries, docs, entry.features)
 }
 
 #[test]
 fn ohsumed_query_level_norm_all_folds() {
-    if let Some(counts) = read_all_folds("letor3", "OHSUMED") {
-        assert_eq!(counts, (106, 16_140, 45));
-    }
+    assert_eq!(read_all_folds("letor3", "OHSUMED"), (106, 16_140, 45));
 }
 
 #[test]
 fn mq2008_all_folds() {
-    if let Some(counts) = read_all_folds("letor4", "MQ2008") {
-        assert_eq!(counts, (784, 15_211, 46));
-    }
+    assert_eq!(read_all_folds("letor4", "MQ2008"), (784, 15_211, 46));
 }
 
 #[test]
-fn every_mirrored_file_is_in_a_manifest_with_the_same_hash() {
-    let Some(mirror) = mirror() else { return };
-    let mut known = std::collections::BTreeMap::new();
-    for collection in ["letor3", "letor4"] {
-        let m = Manifest::builtin(collection).unwrap();
-        for d in &m.datasets {
-            for v in &d.variants {
-                for (f, h) in &v.sha256 {
-                    known.insert(v.rel_path(f), h.clone());
-                }
-            }
-        }
-    }
-    for (rel, hash) in sha256sums(&mirror) {
-        assert_eq!(known.get(&rel), Some(&hash), "{rel}");
+fn in_memory_folds_equal_the_installed_files() {
+    let cache = tempfile::tempdir().unwrap();
+    let input = ltr_fetch::embedded::install(cache.path(), "letor3", "OHSUMED").unwrap();
+    let manifest = Manifest::builtin("letor3").unwrap();
+    for k in [1, 5] {
+        let mem = ltr_data::embedded::load_fold("letor3", "OHSUMED", k).unwrap();
+        let disk = ltr_data::folds::load_fold(&input.root, &manifest, "OHSUMED", None, k).unwrap();
+        assert_eq!((mem.train, mem.vali, mem.test), (disk.train, disk.vali, disk.test), "fold {k}");
     }
 }
 
 #[test]
 fn feature_null_reads_with_its_missing_token() {
-    let Some(mirror) = mirror() else { return };
+    // Real OHSUMED lines with one value replaced by the Feature-null variant's token.
     let m = Manifest::builtin("letor3").unwrap();
     let d = m.dataset("OHSUMED").unwrap();
+    let fold = ltr_data::embedded::Pieces::open(d.default_variant()).unwrap();
+    let bytes = fold.build("Fold1/test.txt").unwrap().unwrap();
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').take(3).collect();
     let v = d.variant("Feature-null").unwrap();
-    let rel = v.rel_path(&v.fold_file(1, Split::Test));
-    let path = mirror_file(&mirror, &rel);
+    let token = v.missing_token.clone().unwrap();
+    let first = String::from_utf8(lines[0].to_vec()).unwrap();
+    let (head, rest) = first.split_once(" 1:").unwrap();
+    let (value, tail) = rest.split_once(' ').unwrap();
+    assert_ne!(value.parse::<f32>().unwrap(), 0.0, "a value that visibly becomes 0");
+    let nulled = format!("{head} 1:{token} {tail}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("testset.txt");
+    std::fs::write(&path, [nulled.as_bytes(), lines[1], lines[2]].concat()).unwrap();
+
     let strict = ReadOptions { n_features: Some(45), ..Default::default() };
     let err = read_file(&path, &strict).unwrap_err().to_string();
-    assert!(err.contains("NULL") && err.contains("testset.txt.gz:2:"), "{err}");
+    assert!(err.contains(&token) && err.contains("testset.txt:1:"), "{err}");
     let lenient = ReadOptions { missing_token: v.missing_token.clone(), ..strict };
-    assert_eq!(read_file(&path, &lenient).unwrap().dataset.n_features(), 45);
+    let data = read_file(&path, &lenient).unwrap().dataset;
+    assert_eq!((data.n_features(), data.n_docs()), (45, 3));
+    assert_eq!(data.row(0)[0], 0.0, "the missing value reads as 0");
 }

@@ -1,26 +1,16 @@
 //! The query-weighted loop on MQ2008 Fold1 train with the 46 single features as candidates
 //! (AdaRank's weak rankers), E = MAP and NDCG@10 under letor4, 50 rounds, no validation.
 //!
-//! Needs the dataset mirror (`$LTR_MIRROR` or `../shared/datasets`); prints a note and does
-//! nothing without it.
+//! The data is the MQ2008 copy compiled into `ltr-data` (no files, no mirror needed).
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use ltr_boosting::{BoostConfig, FeatureSource, boost};
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
 use ltr_metrics::{Convention, EvalConfig, Metric};
 
 fn bench_loop(c: &mut Criterion) {
-    let Some(root) = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
-        eprintln!("note: no dataset mirror; boosting bench skipped");
-        return;
-    };
-    let fold = load_fold(&root, &Manifest::builtin("letor4").unwrap(), "MQ2008", None, 1).unwrap();
-    let train = fold.train;
+    let train = ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008").train;
     let mut g = c.benchmark_group("query_boost");
     g.sample_size(10);
     for metric in [Metric::Map, Metric::Ndcg(10)] {

@@ -23,7 +23,7 @@ impl FetchBars {
     }
 }
 
-impl ltr_data::fetch::Progress for FetchBars {
+impl ltr_fetch::Progress for FetchBars {
     fn begin(&self, label: &str, total_bytes: Option<u64>) {
         if !enabled() {
             return;

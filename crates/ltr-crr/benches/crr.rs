@@ -1,28 +1,19 @@
 //! One million CRR SGD steps on MQ2008 Fold1 train (one core; the target is < 1 s).
 //!
-//! Needs the dataset mirror (`$LTR_MIRROR` or `../shared/datasets`); prints a note and does
-//! nothing without it.
+//! The data is the MQ2008 copy compiled into `ltr-data` (no files, no mirror needed).
 
-use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ltr_core::{Dataset, Learner, Params, Rng};
 use ltr_crr::{CrrLoss, CrrParams};
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
 
-fn train() -> Option<Dataset> {
-    let root = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR")))?;
-    let manifest = Manifest::builtin("letor4").ok()?;
-    load_fold(&root, &manifest, "MQ2008", None, 1).ok().map(|f| f.train)
+fn train() -> Dataset {
+    ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008").train
 }
 
 fn bench_crr(c: &mut Criterion) {
-    let Some(train) = train() else {
-        eprintln!("note: no dataset mirror; crr bench skipped");
-        return;
-    };
+    let train = train();
     let steps = 1_000_000;
     let mut g = c.benchmark_group("crr");
     g.sample_size(10)

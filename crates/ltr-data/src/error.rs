@@ -108,38 +108,22 @@ pub enum DataError {
     /// A file whose sha256 is not the manifest's.
     #[error("sha256 mismatch for {file}: expected {expected}, got {actual}")]
     Checksum {
-        /// The file (relative path in the collection).
+        /// The file (relative path in the collection, or the embedded piece).
         file: String,
         /// Hash from the manifest (or the local record).
         expected: String,
         /// Hash of what was received.
         actual: String,
     },
-    /// A download that failed for good.
-    #[error("download of {url} failed: {reason}")]
-    Download {
-        /// The address.
-        url: String,
-        /// Last error.
-        reason: String,
-    },
-    /// An archive that cannot be unpacked or lacks a file.
-    #[error("archive {}: {reason}", path.display())]
-    Archive {
-        /// The archive.
-        path: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
-    /// A mirror setting that cannot be used (`--mirror`, `LTR_MIRROR`).
-    #[error("mirror {mirror}: {reason}")]
-    Mirror {
-        /// The mirror as given.
-        mirror: String,
+    /// Embedded data that is missing from this build or cannot be used.
+    #[error("embedded data {path}: {reason}")]
+    Embedded {
+        /// The piece (relative to `datasets/embedded/`) or the file to rebuild.
+        path: String,
         /// What is wrong.
         reason: String,
     },
-    /// A dataset that is neither in the cache, nor on the mirror, nor downloadable.
+    /// A dataset whose files are not where they were looked for.
     #[error("{dataset} is unavailable: {reason}")]
     Unavailable {
         /// Dataset name.
@@ -151,7 +135,7 @@ pub enum DataError {
 
 impl DataError {
     /// The message for a line that already names the dataset: the bare reason of
-    /// [`DataError::Unavailable`] (whose own message starts "<dataset> is unavailable"),
+    /// [`DataError::Unavailable`] (whose own message starts "`<dataset> is unavailable`"),
     /// the whole message otherwise.
     pub fn reason(&self) -> String {
         match self {

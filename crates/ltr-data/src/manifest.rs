@@ -157,6 +157,26 @@ pub struct Variant {
     /// sha256 of the uncompressed files, keyed by path relative to `path`.
     #[serde(default)]
     pub sha256: BTreeMap<String, String>,
+    /// The LETOR subsets S1..S(folds) compiled into `ltr` (see [`crate::embedded`]), in order;
+    /// empty for a variant that is only downloadable. Its fold files are rebuilt from them
+    /// by [`crate::folds::rotation`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pieces: Vec<Piece>,
+}
+
+/// One LETOR subset of a variant whose bytes ship inside `ltr`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Piece {
+    /// Name (`S1`).
+    pub name: String,
+    /// The gzip file, relative to `datasets/embedded/`.
+    pub embedded: String,
+    /// A file of the variant that is exactly this piece (MQ2008's `S1.txt`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// sha256 of the uncompressed piece.
+    pub sha256: String,
 }
 
 fn default_fold_dir() -> String {
@@ -228,6 +248,7 @@ impl Manifest {
                         ));
                     }
                 }
+                v.check_pieces(&files).map_err(|e| format!("{}/{}: pieces: {e}", d.name, v.name))?;
             }
         }
         Ok(())
@@ -308,6 +329,42 @@ impl Variant {
     pub fn sha256_of(&self, file: &str) -> Option<&str> {
         self.sha256.get(file).map(String::as_str)
     }
+
+    /// Rebuilding from pieces is only allowed when every result can be verified: one piece
+    /// per fold (the rotation needs at least three), each with a valid hash, and a
+    /// manifest hash for every fold file and every file a piece stands for.
+    fn check_pieces(&self, files: &BTreeSet<String>) -> Result<(), String> {
+        if self.pieces.is_empty() {
+            return Ok(());
+        }
+        if self.pieces.len() != self.folds as usize || self.folds < 3 {
+            return Err(format!(
+                "{} pieces for {} folds; the rotation needs one per fold, at least 3",
+                self.pieces.len(),
+                self.folds
+            ));
+        }
+        for p in &self.pieces {
+            check_hash(&p.sha256).map_err(|e| format!("{}: {e}", p.name))?;
+            if let Some(f) = &p.file {
+                if !files.contains(f) {
+                    return Err(format!("{}: `{f}` is not one of the variant's files", p.name));
+                }
+                if self.sha256_of(f) != Some(p.sha256.as_str()) {
+                    return Err(format!("{}: its hash is not the manifest's hash of `{f}`", p.name));
+                }
+            }
+        }
+        for k in 1..=self.folds {
+            for s in Split::ALL {
+                let f = self.fold_file(k, s);
+                if self.sha256_of(&f).is_none() {
+                    return Err(format!("`{f}` has no hash, so a rebuilt copy could not be verified"));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn check_hash(h: &str) -> Result<(), String> {
@@ -359,5 +416,33 @@ mod tests {
         assert!(e.contains("x.toml") && e.contains("nope.rar"), "{e}");
         let e = Manifest::parse("collection = 1", Path::new("y.toml")).unwrap_err().to_string();
         assert!(e.contains("y.toml"), "{e}");
+    }
+
+    #[test]
+    fn pieces_must_allow_verified_rebuilds() {
+        let good = Manifest::builtin("letor4").unwrap();
+        let reparse = |m: &Manifest| Manifest::parse(&toml::to_string(m).unwrap(), Path::new("p.toml"));
+        assert_eq!(reparse(&good).unwrap(), good);
+        fn mq(m: &mut Manifest) -> &mut Variant {
+            &mut m.datasets[1].variants[0]
+        }
+
+        let mut m = good.clone();
+        mq(&mut m).pieces.pop();
+        assert!(reparse(&m).unwrap_err().to_string().contains("4 pieces for 5 folds"));
+        let mut m = good.clone();
+        mq(&mut m).pieces[1].sha256 = "0".repeat(64);
+        assert!(
+            reparse(&m)
+                .unwrap_err()
+                .to_string()
+                .contains("S2: its hash is not the manifest's hash of `S2.txt`")
+        );
+        let mut m = good.clone();
+        mq(&mut m).sha256.remove("Fold4/vali.txt");
+        assert!(reparse(&m).unwrap_err().to_string().contains("`Fold4/vali.txt` has no hash"));
+        let mut m = good;
+        mq(&mut m).pieces[0].file = Some("S9.txt".into());
+        assert!(reparse(&m).unwrap_err().to_string().contains("`S9.txt` is not one of the variant's files"));
     }
 }

@@ -3,13 +3,11 @@
 //!
 //! * [`spec`]: `experiments/*.toml` -> a checked [`spec::ExperimentSpec`] with typed grids.
 //! * [`registry`]: the closed enum over every algorithm's parameters and models.
-//! * [`datasets`]: spec datasets -> verified local files (fetching when allowed).
 //! * [`runner`]: dataset x fold x algorithm cells, in parallel, persisted as they finish.
 //! * [`store`]: the result store keyed by the sha256 of what determines a cell.
 //! * [`check`]: CI regression of mean metrics against checked-in baselines.
 
 pub mod check;
-pub mod datasets;
 mod error;
 pub mod registry;
 pub mod runner;

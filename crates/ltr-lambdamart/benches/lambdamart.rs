@@ -3,26 +3,15 @@
 //! the global rayon pool (`RAYON_NUM_THREADS`, default: all cores). Also times one round
 //! of gradients alone.
 //!
-//! Needs the dataset mirror (`$LTR_MIRROR` or `shared/datasets` beside the project); prints
-//! a note and does nothing without it.
-
-use std::path::Path;
+//! The data is the MQ2008 copy compiled into `ltr-data` (no files, no mirror needed).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ltr_core::{Learner, Params, Rng};
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
 use ltr_lambdamart::{LambdaMartParams, LambdaObjective};
 use ltr_trees::Objective;
 
 fn bench_lambdamart(c: &mut Criterion) {
-    let Some(root) = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
-        eprintln!("note: no dataset mirror; lambdamart bench skipped");
-        return;
-    };
-    let manifest = Manifest::builtin("letor4").expect("manifest");
-    let fold = load_fold(&root, &manifest, "MQ2008", None, 1).expect("fold");
-    let train = fold.train;
+    let train = ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008").train;
     eprintln!("rayon threads: {}", rayon::current_num_threads());
     let learner = LambdaMartParams::default().validate().expect("defaults");
     let mut g = c.benchmark_group("lambdamart");

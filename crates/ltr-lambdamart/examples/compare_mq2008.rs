@@ -12,22 +12,18 @@
 //! to `DIR/ours*/FoldK.test.scores`, and prints the 5-fold mean NDCG@10 of every variant
 //! under the `standard` and `letor4` conventions, plus our Fold1 training time.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use ltr_core::{Learner, Params, Ranker, Rng, Validation, derive_seed};
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
+use ltr_data::embedded::load_fold;
 use ltr_data::scores::read_scores;
 use ltr_lambdamart::LambdaMartParams;
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "/tmp/ltr-lgb-compare".into()));
-    let root = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))).ok_or("no dataset mirror")?;
-    let manifest = Manifest::builtin("letor4")?;
-    let folds: Vec<_> =
-        (1..=5).map(|k| load_fold(&root, &manifest, "MQ2008", None, k)).collect::<Result<_, _>>()?;
+    let folds: Vec<_> = (1..=5).map(|k| load_fold("letor4", "MQ2008", k)).collect::<Result<_, _>>()?;
     let conventions = [Convention::Standard, Convention::Letor4];
     let learner = LambdaMartParams::default().validate()?;
     let select = Criterion::new(Metric::Ndcg(10), EvalConfig::official(Convention::Letor4));

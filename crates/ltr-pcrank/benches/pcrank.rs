@@ -2,26 +2,16 @@
 //! closeness variant's subgradient solve, and a full fit (default parameters, no
 //! validation split).
 //!
-//! Needs the dataset mirror (`$LTR_MIRROR` or `../shared/datasets`); prints a note and does
-//! nothing without it.
+//! The data is the MQ2008 copy compiled into `ltr-data` (no files, no mirror needed).
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use ltr_core::{Learner, Params, Rng};
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
 use ltr_pcrank::PcRankParams;
 
 fn bench_pcrank(c: &mut Criterion) {
-    let Some(root) = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
-        eprintln!("note: no dataset mirror; pcrank bench skipped");
-        return;
-    };
-    let fold = load_fold(&root, &Manifest::builtin("letor4").unwrap(), "MQ2008", None, 1).unwrap();
-    let train = fold.train;
+    let train = ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008").train;
     let mut g = c.benchmark_group("pcrank");
     g.sample_size(10);
     let plain = PcRankParams::default().validate().unwrap();

@@ -2,26 +2,16 @@
 //! plus the O(n) threshold search over all 46 features), and the one-off set-up (sorting
 //! every feature, placing the cuts, binning the documents).
 //!
-//! Needs the dataset mirror (`$LTR_MIRROR` or `../shared/datasets`); prints a note and does
-//! nothing without it.
+//! The data is the MQ2008 copy compiled into `ltr-data` (no files, no mirror needed).
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use ltr_core::Params;
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
 use ltr_rankboost::{RankBoostParams, Trainer};
 
 fn bench_round(c: &mut Criterion) {
-    let Some(root) = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
-        eprintln!("note: no dataset mirror; rankboost bench skipped");
-        return;
-    };
-    let fold = load_fold(&root, &Manifest::builtin("letor4").unwrap(), "MQ2008", None, 1).unwrap();
-    let train = fold.train;
+    let train = ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008").train;
     let learner = RankBoostParams::default().validate().unwrap();
     let mut g = c.benchmark_group("rankboost");
     g.bench_function("mq2008_fold1_setup", |b| {

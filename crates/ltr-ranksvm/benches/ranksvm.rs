@@ -7,33 +7,25 @@
 //!   `<= c * epsilon * P / Q`);
 //! * squared hinge: truncated Newton with sorted pair sums vs all-pairs Newton.
 //!
-//! `svm_rank_learn` itself cannot be built here (no network). Needs the dataset mirror
-//! (`$LTR_MIRROR` or `../shared/datasets`); prints a note and does nothing without it.
+//! `svm_rank_learn` itself cannot be built here (no network). The data is the MQ2008 copy
+//! compiled into `ltr-data` (no files, no mirror needed).
 
-use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ltr_core::{Dataset, Params};
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
 use ltr_ranksvm::reference::AllPairs;
 use ltr_ranksvm::{RankSvmLoss, RankSvmParams};
 
 const C: f64 = 0.1;
 const C_LARGE: f64 = 10.0;
 
-fn train() -> Option<Dataset> {
-    let root = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR")))?;
-    let manifest = Manifest::builtin("letor4").ok()?;
-    load_fold(&root, &manifest, "MQ2008", None, 1).ok().map(|f| f.train)
+fn train() -> Dataset {
+    ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008").train
 }
 
 fn bench_ranksvm(c: &mut Criterion) {
-    let Some(train) = train() else {
-        eprintln!("note: no dataset mirror; ranksvm bench skipped");
-        return;
-    };
+    let train = train();
     let q = train.n_queries() as f64;
     let mut g = c.benchmark_group("ranksvm");
     g.sample_size(10).measurement_time(Duration::from_secs(10));

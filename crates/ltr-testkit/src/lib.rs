@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ltr_core::{Dataset, DatasetBuilder, Learner, Params, Ranker, Rng, Validation, derive_seed};
-use ltr_data::folds::{Fold, find_mirror, load_fold};
+use ltr_data::folds::{Fold, load_fold};
 use ltr_data::manifest::Manifest;
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric, Summary, evaluate_dataset};
 
@@ -29,6 +29,15 @@ pub fn dataset<R: AsRef<[f32]>>(d: usize, queries: &[(&[u8], &[R])]) -> Dataset 
         }
     }
     b.finish().expect("valid test dataset")
+}
+
+/// Finds a dataset mirror: `$LTR_MIRROR` when it is a folder, else the first
+/// `shared/datasets` holding a `SHA256SUMS` found beside `start` or one of its ancestors.
+pub fn find_mirror(start: &Path) -> Option<PathBuf> {
+    if let Some(m) = std::env::var_os("LTR_MIRROR").map(PathBuf::from).filter(|p| p.is_dir()) {
+        return Some(m);
+    }
+    start.ancestors().map(|a| a.join("shared").join("datasets")).find(|p| p.join("SHA256SUMS").is_file())
 }
 
 /// The dataset mirror, if there is one.

@@ -1,25 +1,14 @@
 //! The tree learner on MQ2008 Fold1 train: binning, and 100 trees of least-squares boosting
 //! on the grades (31 leaves, LightGBM's defaults), at the global rayon pool's thread count.
 //!
-//! Needs the dataset mirror (`$LTR_MIRROR` or `shared/datasets` beside the project); prints
-//! a note and does nothing without it.
-
-use std::path::Path;
+//! The data is the MQ2008 copy compiled into `ltr-data` (no files, no mirror needed).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ltr_core::Rng;
-use ltr_data::folds::{find_mirror, load_fold};
-use ltr_data::manifest::Manifest;
 use ltr_trees::{BinnedData, BoostConfig, SquaredError, boost};
 
 fn bench_trees(c: &mut Criterion) {
-    let Some(root) = find_mirror(Path::new(env!("CARGO_MANIFEST_DIR"))) else {
-        eprintln!("note: no dataset mirror; trees bench skipped");
-        return;
-    };
-    let manifest = Manifest::builtin("letor4").expect("manifest");
-    let fold = load_fold(&root, &manifest, "MQ2008", None, 1).expect("fold");
-    let train = fold.train;
+    let train = ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008").train;
     let mut g = c.benchmark_group("trees");
     g.sample_size(10);
     g.bench_function("binning_mq2008_fold1_train", |b| {

@@ -1,10 +1,10 @@
-//! `ltr fetch <collection> [--datasets A,B] [--mirror DIR|URL]`.
+//! `ltr fetch <collection> [--datasets A,B] [--all-variants] [--mirror DIR|URL]`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use ltr_data::fetch::{Fetcher, Mirror};
 use ltr_data::manifest::Manifest;
+use ltr_fetch::{Fetcher, Variants};
 
 use crate::cmd::DataArgs;
 use crate::progress::FetchBars;
@@ -17,6 +17,9 @@ pub struct Args {
     /// Only these datasets (comma-separated; default: all of the collection).
     #[arg(long, value_delimiter = ',')]
     datasets: Vec<String>,
+    /// Every feature variant of each dataset, not only the default one that runs use.
+    #[arg(long)]
+    all_variants: bool,
     #[command(flatten)]
     data: DataArgs,
 }
@@ -31,7 +34,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let fetcher = fetcher(&args.data)?;
     let mut failed = 0;
-    for (name, result) in fetcher.fetch_all(&manifest, &names) {
+    let variants = if args.all_variants { Variants::All } else { Variants::Default };
+    for (name, result) in fetcher.fetch_all(&manifest, &names, variants) {
         match result {
             Ok(r) => {
                 let unverified = if r.unverified.is_empty() {
@@ -56,14 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-/// A fetcher configured from the environment and the command line.
+/// A fetcher configured from the command line and the environment.
 pub fn fetcher(data: &DataArgs) -> anyhow::Result<Fetcher> {
-    let mut opts = ltr_data::fetch::FetchOptions::from_env();
-    if let Some(dir) = &data.data_dir {
-        opts.data_dir = dir.clone();
-    }
-    if let Some(m) = data.mirror.as_ref().filter(|m| !m.trim().is_empty()) {
-        opts.mirror = Some(m.parse::<Mirror>().map_err(|e| anyhow::anyhow!("--mirror {m}: {e}"))?);
-    }
-    Ok(Fetcher::new(opts, Arc::new(FetchBars::new())))
+    Ok(Fetcher::new(data.fetch_options()?, Arc::new(FetchBars::new())))
 }

@@ -10,16 +10,47 @@ pub mod train;
 
 use std::path::PathBuf;
 
-/// Where data comes from (shared by fetch, run and reproduce).
+use ltr_fetch::{FetchOptions, Mirror};
+
+/// Where data comes from (shared by fetch, run and reproduce). The environment is read here
+/// and only here; the libraries get plain [`FetchOptions`].
 #[derive(Debug, Clone, clap::Args)]
 pub struct DataArgs {
     /// Mirror folder or http(s) address laid out like a collection root (files .gz or plain),
-    /// tried before the official addresses.
+    /// tried before the embedded data and the official addresses.
     #[arg(long, env = "LTR_MIRROR")]
     pub mirror: Option<String>,
-    /// Data cache folder (default: $LTR_DATA_DIR, else the per-user cache folder).
-    #[arg(long)]
+    /// Data cache folder (default: $XDG_CACHE_HOME/ltr, else ~/.cache/ltr).
+    #[arg(long, env = "LTR_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+}
+
+impl DataArgs {
+    /// The fetch configuration: the cache folder (given, else the per-user default) and the
+    /// mirror (unset or empty: none).
+    pub fn fetch_options(&self) -> anyhow::Result<FetchOptions> {
+        let data_dir = match self.data_dir.as_ref().filter(|d| !d.as_os_str().is_empty()) {
+            Some(d) => d.clone(),
+            None => default_data_dir(),
+        };
+        let mut opts = FetchOptions::new(data_dir);
+        if let Some(m) = self.mirror.as_ref().filter(|m| !m.trim().is_empty()) {
+            opts.mirror = Some(m.parse::<Mirror>().map_err(|e| anyhow::anyhow!("--mirror {m}: {e}"))?);
+        }
+        Ok(opts)
+    }
+}
+
+/// The per-user cache folder: `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`, else `.ltr-data`.
+fn default_data_dir() -> PathBuf {
+    let var = |name| std::env::var_os(name).filter(|d| !d.is_empty()).map(PathBuf::from);
+    if let Some(d) = var("XDG_CACHE_HOME") {
+        return d.join("ltr");
+    }
+    match var("HOME") {
+        Some(home) => home.join(".cache").join("ltr"),
+        None => PathBuf::from(".ltr-data"),
+    }
 }
 
 /// The version string recorded in reports: crate version and, when built from a git

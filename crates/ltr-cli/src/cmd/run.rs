@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use ltr_data::cache::DataCache;
 use ltr_data::manifest::Manifest;
+use ltr_fetch::Source;
 use ltr_harness::runner::{DatasetStatus, RunOptions, RunRecord};
 use ltr_harness::spec::ExperimentSpec;
 use ltr_harness::store::ResultStore;
@@ -104,9 +104,8 @@ pub fn execute(mut spec: ExperimentSpec, args: &RunArgs) -> anyhow::Result<RunRe
     }
     let manifest = Manifest::builtin(&spec.collection)?;
     let fetcher = fetch::fetcher(&args.data)?;
-    let cache = DataCache::new(fetcher.options().data_dir.clone());
-    let datasets =
-        ltr_harness::datasets::resolve(&spec, &manifest, (!args.no_fetch).then_some(&fetcher), &cache);
+    let source = if args.no_fetch { Source::Cache(fetcher.cache()) } else { Source::Fetch(&fetcher) };
+    let datasets = ltr_fetch::resolve(&manifest, &spec.datasets, &spec.folds, source);
     for d in &datasets {
         if let DatasetStatus::Unavailable { name, reason } = d {
             eprintln!("{name}: unavailable ({reason}); the others go on");

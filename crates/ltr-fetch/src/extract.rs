@@ -11,17 +11,18 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 
+use ltr_data::manifest::ArchiveFormat;
+
 use crate::cache::create_dir_all;
-use crate::error::DataError;
-use crate::fetch::Progress;
-use crate::manifest::ArchiveFormat;
+use crate::error::FetchError;
+use crate::progress::Progress;
 
 /// Unpacks `archive` (of the given format) into the folder `dest` (created if needed) and
 /// returns the paths of the extracted regular files, relative to `dest`, in archive order.
 ///
 /// A `.gz` archive holds one file, named like the archive without `.gz`.
 ///
-/// Fails with [`DataError::Archive`] on a damaged archive, an encrypted entry, or an entry
+/// Fails with [`FetchError::Archive`] on a damaged archive, an encrypted entry, or an entry
 /// whose name would escape `dest` (e.g. `../evil`); what was written so far stays in `dest`
 /// (callers use a temporary folder).
 pub fn extract(
@@ -29,7 +30,7 @@ pub fn extract(
     format: ArchiveFormat,
     dest: &Path,
     progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, DataError> {
+) -> Result<Vec<PathBuf>, FetchError> {
     create_dir_all(dest)?;
     let label = format!(
         "extract {}",
@@ -46,8 +47,8 @@ pub fn extract(
     out
 }
 
-fn archive_err(archive: &Path, reason: impl std::fmt::Display) -> DataError {
-    DataError::Archive { path: archive.to_owned(), reason: reason.to_string() }
+fn archive_err(archive: &Path, reason: impl std::fmt::Display) -> FetchError {
+    FetchError::Archive { path: archive.to_owned(), reason: reason.to_string() }
 }
 
 /// Checks an entry name and turns it into a relative path. `Ok(None)`: the name denotes
@@ -71,13 +72,13 @@ pub(crate) fn safe_relative(name: &str) -> Result<Option<PathBuf>, String> {
     Ok((!out.as_os_str().is_empty()).then_some(out))
 }
 
-fn entry_path(archive: &Path, name: &str) -> Result<Option<PathBuf>, DataError> {
+fn entry_path(archive: &Path, name: &str) -> Result<Option<PathBuf>, FetchError> {
     safe_relative(name).map_err(|why| archive_err(archive, format!("entry `{name}` {why}")))
 }
 
 /// Copies a reader into a new file, reporting bytes.
-fn write_file(mut reader: impl Read, path: &Path, progress: &dyn Progress) -> Result<u64, DataError> {
-    let io = |source| DataError::Io { path: path.to_owned(), source };
+fn write_file(mut reader: impl Read, path: &Path, progress: &dyn Progress) -> Result<u64, FetchError> {
+    let io = |source| FetchError::Io { path: path.to_owned(), source };
     if let Some(parent) = path.parent() {
         create_dir_all(parent)?;
     }
@@ -99,23 +100,23 @@ fn write_file(mut reader: impl Read, path: &Path, progress: &dyn Progress) -> Re
     Ok(total)
 }
 
-fn open(archive: &Path) -> Result<BufReader<File>, DataError> {
+fn open(archive: &Path) -> Result<BufReader<File>, FetchError> {
     File::open(archive)
         .map(BufReader::new)
-        .map_err(|source| DataError::Io { path: archive.to_owned(), source })
+        .map_err(|source| FetchError::Io { path: archive.to_owned(), source })
 }
 
 /// Reading errors inside an archive are archive errors (damaged data), not I/O on `dest`.
-fn reading(archive: &Path, e: DataError) -> DataError {
+fn reading(archive: &Path, e: FetchError) -> FetchError {
     match e {
-        DataError::Io { path, source } => {
+        FetchError::Io { path, source } => {
             archive_err(archive, format!("extracting to {}: {source}", path.display()))
         }
         other => other,
     }
 }
 
-fn extract_zip(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, DataError> {
+fn extract_zip(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, FetchError> {
     let mut zip = zip::ZipArchive::new(open(archive)?).map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
     for i in 0..zip.len() {
@@ -146,7 +147,7 @@ fn extract_zip(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<V
     Ok(files)
 }
 
-fn extract_tar_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, DataError> {
+fn extract_tar_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, FetchError> {
     let mut tar = tar::Archive::new(MultiGzDecoder::new(open(archive)?));
     let entries = tar.entries().map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
@@ -169,7 +170,7 @@ fn extract_tar_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Resul
     Ok(files)
 }
 
-fn extract_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, DataError> {
+fn extract_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, FetchError> {
     let name = archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = match name.len().checked_sub(3) {
         Some(cut) if name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".gz") => {
@@ -185,7 +186,7 @@ fn extract_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Ve
     Ok(vec![rel])
 }
 
-fn extract_rar(archive: &Path, dest: &Path) -> Result<Vec<PathBuf>, DataError> {
+fn extract_rar(archive: &Path, dest: &Path) -> Result<Vec<PathBuf>, FetchError> {
     let rar_err = |e: unrar::error::UnrarError| archive_err(archive, e);
     let mut open = unrar::Archive::new(archive).open_for_processing().map_err(rar_err)?;
     let mut files = Vec::new();
@@ -224,7 +225,7 @@ mod tests {
     use flate2::write::GzEncoder;
 
     use super::*;
-    use crate::fetch::NoProgress;
+    use crate::progress::NoProgress;
 
     fn zip_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
@@ -283,7 +284,7 @@ mod tests {
         std::fs::write(&evil, zip_bytes(&[("ok.txt", b"ok"), ("../evil", b"boom")])).unwrap();
         let out2 = dir.path().join("sub/out2");
         let e = extract(&evil, ArchiveFormat::Zip, &out2, &NoProgress).unwrap_err();
-        assert!(matches!(&e, DataError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
+        assert!(matches!(&e, FetchError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
         assert!(!dir.path().join("sub/evil").exists());
         assert!(!dir.path().join("evil").exists());
     }
@@ -321,7 +322,7 @@ mod tests {
         bytes.truncate(bytes.len() / 2);
         std::fs::write(&bad, bytes).unwrap();
         let e = extract(&bad, ArchiveFormat::Gz, &out, &NoProgress).unwrap_err();
-        assert!(matches!(e, DataError::Archive { .. }), "{e}");
+        assert!(matches!(e, FetchError::Archive { .. }), "{e}");
     }
 
     /// `data/version.rar` of the `unrar` crate's test suite (MIT OR Apache-2.0): a RAR 2.9
@@ -366,7 +367,7 @@ mod tests {
 
         std::fs::write(&a, rar_renamed(b"../evil")).unwrap();
         let e = extract(&a, ArchiveFormat::Rar, &dir.path().join("sub/o3"), &NoProgress).unwrap_err();
-        assert!(matches!(&e, DataError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
+        assert!(matches!(&e, FetchError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
         assert!(!dir.path().join("sub/evil").exists());
     }
 
@@ -377,7 +378,7 @@ mod tests {
         std::fs::write(&a, b"this is not an archive at all").unwrap();
         for f in [ArchiveFormat::Zip, ArchiveFormat::TarGz, ArchiveFormat::Gz, ArchiveFormat::Rar] {
             let e = extract(&a, f, &dir.path().join("o"), &NoProgress).unwrap_err();
-            assert!(matches!(e, DataError::Archive { .. }), "{f:?}: {e}");
+            assert!(matches!(e, FetchError::Archive { .. }), "{f:?}: {e}");
         }
     }
 }

@@ -1,5 +1,6 @@
-//! The local data cache: `$LTR_DATA_DIR` (default: the per-user cache folder), laid out like
-//! a collection root, holding uncompressed, verified files.
+//! The local data cache: a folder (the CLI's `--data-dir` / `LTR_DATA_DIR`, default the
+//! per-user cache folder) laid out like a collection root, holding uncompressed, verified
+//! files.
 //!
 //! Besides the data files, the cache root holds:
 //!
@@ -13,22 +14,26 @@
 //! * `.downloads/`: official archives (and their resumable `.part` files).
 //! * `.staging/`: short-lived extraction and copy folders (removed when done).
 //!
-//! Both JSON files are rewritten atomically (temporary file + rename). A missing or
-//! unreadable JSON file only costs re-hashing (stamps) or a fresh download (records).
+//! Both JSON files are rewritten atomically (temporary file + rename), and data files only
+//! ever appear by an atomic rename of a complete, checked file, so several processes may
+//! fill the same cache at once: the worst a race costs is a lost stamp (a re-hash). A
+//! missing or unreadable JSON file only costs re-hashing (stamps) or a fresh download
+//! (records).
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::error::DataError;
-use crate::manifest::Variant;
-use crate::reader::hex;
+use ltr_data::manifest::Variant;
+use ltr_data::reader::hex;
+
+use crate::error::FetchError;
 
 /// File name of the stamp record in the cache root.
 pub const STAMPS_FILE: &str = "stamps.json";
@@ -38,20 +43,8 @@ pub const RECORDED_FILE: &str = "recorded-sha256.json";
 pub const DOWNLOADS_DIR: &str = ".downloads";
 /// Folder (in the cache root) of temporary extraction and copy folders.
 pub const STAGING_DIR: &str = ".staging";
-
-/// The default cache root: `$LTR_DATA_DIR`, else `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`.
-pub fn default_data_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("LTR_DATA_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join("ltr");
-    }
-    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        Some(home) => PathBuf::from(home).join(".cache").join("ltr"),
-        None => PathBuf::from(".ltr-data"),
-    }
-}
+const STAGING_PREFIX: &str = "fetch-";
+const STALE_STAGING: Duration = Duration::from_secs(24 * 3600);
 
 /// A cache rooted at a folder.
 #[derive(Debug, Clone)]
@@ -133,6 +126,37 @@ impl DataCache {
         self.root.join(STAGING_DIR)
     }
 
+    /// A fresh temporary folder in [`Self::staging_dir`] (same file system as the cache, so
+    /// installing from it is an atomic rename); deleted when dropped.
+    pub(crate) fn staging(&self) -> Result<tempfile::TempDir, FetchError> {
+        let parent = self.staging_dir();
+        create_dir_all(&parent)?;
+        tempfile::Builder::new()
+            .prefix(STAGING_PREFIX)
+            .tempdir_in(&parent)
+            .map_err(|source| FetchError::Io { path: parent, source })
+    }
+
+    /// Deletes staging folders left by runs that were killed (older than a day; younger ones
+    /// may belong to a process still at work).
+    pub(crate) fn sweep_staging(&self) {
+        let Ok(entries) = std::fs::read_dir(self.staging_dir()) else { return };
+        for e in entries.flatten() {
+            let stale = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > STALE_STAGING);
+            if stale && e.file_name().to_string_lossy().starts_with(STAGING_PREFIX) {
+                log::debug!("removing the stale staging folder {}", e.path().display());
+                if let Err(err) = std::fs::remove_dir_all(e.path()) {
+                    log::warn!("cannot remove {}: {err}", e.path().display());
+                }
+            }
+        }
+    }
+
     /// Local path of a variant file if it is present and verified (manifest or recorded
     /// hash, via the stamp), else `None`. Unchanged stamped files are not read; others are
     /// hashed once and stamped.
@@ -162,19 +186,19 @@ impl DataCache {
 
     /// The state of a variant file: verified (re-hashing it only if its stamp is missing or
     /// stale), missing, unverifiable or corrupt. Nothing is deleted here.
-    pub fn status(&self, variant: &Variant, file: &str) -> Result<FileStatus, DataError> {
+    pub fn status(&self, variant: &Variant, file: &str) -> Result<FileStatus, FetchError> {
         let expected = self.known_sha256(variant, file);
         self.status_rel(&variant.rel_path(file), expected.as_deref())
     }
 
     /// [`DataCache::status`] for any path relative to the root, against `expected`.
-    pub fn status_rel(&self, rel: &str, expected: Option<&str>) -> Result<FileStatus, DataError> {
+    pub fn status_rel(&self, rel: &str, expected: Option<&str>) -> Result<FileStatus, FetchError> {
         let path = self.path(rel);
         let meta = match std::fs::metadata(&path) {
             Ok(m) if m.is_file() => m,
             Ok(_) => return Ok(FileStatus::Missing),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileStatus::Missing),
-            Err(source) => return Err(DataError::Io { path, source }),
+            Err(source) => return Err(FetchError::Io { path, source }),
         };
         let Some(expected) = expected else {
             return Ok(FileStatus::Unknown { path });
@@ -211,7 +235,7 @@ impl DataCache {
     }
 
     /// Deletes a cached file (relative to the root) and its stamp. A missing file is fine.
-    pub fn remove(&self, rel: &str) -> Result<(), DataError> {
+    pub fn remove(&self, rel: &str) -> Result<(), FetchError> {
         let path = self.path(rel);
         let mut stamps = self.load_stamps();
         if stamps.files.remove(rel).is_some() {
@@ -220,7 +244,7 @@ impl DataCache {
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(source) => Err(DataError::Io { path, source }),
+            Err(source) => Err(FetchError::Io { path, source }),
         }
     }
 
@@ -228,20 +252,20 @@ impl DataCache {
     /// into place as the variant file, after checking `actual` (its sha256) against the
     /// known hash. With no known hash, `actual` is recorded and the file is installed
     /// unverified (returns `false`); otherwise returns `true`. On a mismatch the staged
-    /// file is deleted and [`DataError::Checksum`] names the file and both hashes.
+    /// file is deleted and [`FetchError::Checksum`] names the file and both hashes.
     pub(crate) fn commit(
         &self,
         variant: &Variant,
         file: &str,
         staged: &Path,
         actual: &str,
-    ) -> Result<bool, DataError> {
+    ) -> Result<bool, FetchError> {
         let rel = variant.rel_path(file);
         let expected = self.known_sha256(variant, file);
         let verified = match &expected {
             Some(e) if e != actual => {
                 remove_quietly(staged);
-                return Err(DataError::Checksum {
+                return Err(FetchError::Checksum {
                     file: rel,
                     expected: e.clone(),
                     actual: actual.to_owned(),
@@ -265,14 +289,14 @@ impl DataCache {
     }
 
     /// Atomically moves `staged` to `rel` and stamps it with `sha256` (already checked).
-    pub(crate) fn commit_rel(&self, rel: &str, staged: &Path, sha256: &str) -> Result<(), DataError> {
+    pub(crate) fn commit_rel(&self, rel: &str, staged: &Path, sha256: &str) -> Result<(), FetchError> {
         let dest = self.path(rel);
         if let Some(parent) = dest.parent() {
             create_dir_all(parent)?;
         }
         std::fs::rename(staged, &dest).map_err(|source| {
             remove_quietly(staged);
-            DataError::Io { path: dest.clone(), source }
+            FetchError::Io { path: dest.clone(), source }
         })?;
         let mut stamps = self.load_stamps();
         match stamp_of(&dest, sha256) {
@@ -290,7 +314,7 @@ impl DataCache {
         self.load_json(STAMPS_FILE)
     }
 
-    fn save_stamps(&self, stamps: &Stamps) -> Result<(), DataError> {
+    fn save_stamps(&self, stamps: &Stamps) -> Result<(), FetchError> {
         self.save_json(STAMPS_FILE, stamps)
     }
 
@@ -313,9 +337,9 @@ impl DataCache {
         }
     }
 
-    fn save_json<T: Serialize>(&self, name: &str, value: &T) -> Result<(), DataError> {
+    fn save_json<T: Serialize>(&self, name: &str, value: &T) -> Result<(), FetchError> {
         let path = self.root.join(name);
-        let io = |source| DataError::Io { path: path.clone(), source };
+        let io = |source| FetchError::Io { path: path.clone(), source };
         create_dir_all(&self.root)?;
         let text = serde_json::to_vec_pretty(value).map_err(|e| io(std::io::Error::other(e.to_string())))?;
         static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -348,8 +372,8 @@ fn stamp_of(path: &Path, sha256: &str) -> Option<Stamp> {
 }
 
 /// The lowercase hex sha256 and the size of a file.
-pub fn sha256_file(path: &Path) -> Result<(String, u64), DataError> {
-    let io = |source| DataError::Io { path: path.to_owned(), source };
+pub fn sha256_file(path: &Path) -> Result<(String, u64), FetchError> {
+    let io = |source| FetchError::Io { path: path.to_owned(), source };
     let mut f = File::open(path).map_err(io)?;
     sha256_reader(&mut f).map_err(io)
 }
@@ -372,8 +396,8 @@ pub(crate) fn sha256_reader(r: &mut impl Read) -> std::io::Result<(String, u64)>
     Ok((hex(&hasher.finalize()), total))
 }
 
-pub(crate) fn create_dir_all(dir: &Path) -> Result<(), DataError> {
-    std::fs::create_dir_all(dir).map_err(|source| DataError::Io { path: dir.to_owned(), source })
+pub(crate) fn create_dir_all(dir: &Path) -> Result<(), FetchError> {
+    std::fs::create_dir_all(dir).map_err(|source| FetchError::Io { path: dir.to_owned(), source })
 }
 
 /// Deletes a file, logging (not failing) if that is impossible.
@@ -418,7 +442,7 @@ test = "test.txt"
 [datasets.variants.sha256]
 "Fold1/train.txt" = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
 "#;
-        let m = crate::Manifest::parse(text, Path::new("t.toml")).unwrap();
+        let m = ltr_data::Manifest::parse(text, Path::new("t.toml")).unwrap();
         m.datasets[0].variants[0].clone()
     }
 
@@ -467,7 +491,7 @@ test = "test.txt"
 
         std::fs::write(&staged, b"data").unwrap();
         let e = cache.commit(&v, "Fold1/train.txt", &staged, &h).unwrap_err();
-        assert!(matches!(e, DataError::Checksum { .. }), "{e}");
+        assert!(matches!(e, FetchError::Checksum { .. }), "{e}");
         assert!(!staged.exists());
         assert!(!cache.path("t/D/Fold1/train.txt").exists());
     }

@@ -1,32 +1,43 @@
-//! Turning a spec's dataset names into verified local files (fetching what is missing).
+//! Turning dataset names into verified local files (fetching what is missing), as the
+//! harness consumes them.
 
-use ltr_data::cache::DataCache;
-use ltr_data::fetch::Fetcher;
-use ltr_data::manifest::{Manifest, Split};
+use ltr_data::manifest::{DatasetEntry, Manifest, Split};
+use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
 
-use crate::runner::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
-use crate::spec::ExperimentSpec;
+use crate::cache::DataCache;
+use crate::fetcher::{Fetcher, Variants};
 
-/// Resolves every dataset of the spec: fetches it into the cache when `fetcher` is given
-/// (a no-op for verified files), then checks that every fold file is present and verified.
-/// A dataset that cannot be had is returned as [`DatasetStatus::Unavailable`] with the reason;
-/// the others are unaffected.
+/// Where [`resolve`] may get files from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// Fetch what is missing into the fetcher's cache (a no-op for verified files).
+    Fetch(&'a Fetcher),
+    /// Use only what the cache already holds.
+    Cache(&'a DataCache),
+}
+
+/// Resolves datasets of a collection for the given folds: fetches their default variant
+/// into the cache when allowed, then checks that every fold file is present and verified. A
+/// dataset that cannot be had is returned as [`DatasetStatus::Unavailable`] with the reason;
+/// the others are unaffected. Folds beyond a dataset's fold count are left out.
 pub fn resolve(
-    spec: &ExperimentSpec,
     manifest: &Manifest,
-    fetcher: Option<&Fetcher>,
-    cache: &DataCache,
+    datasets: &[String],
+    folds: &[u32],
+    source: Source<'_>,
 ) -> Vec<DatasetStatus> {
     // One batch, so that an archive serving several datasets (Gov.rar) is tried once.
-    let fetched: Vec<Option<String>> = match fetcher {
-        Some(f) => f
-            .fetch_all(manifest, &spec.datasets)
-            .into_iter()
-            .map(|(_, r)| r.err().map(|e| e.reason()))
-            .collect(),
-        None => vec![None; spec.datasets.len()],
+    let (cache, fetched): (&DataCache, Vec<Option<String>>) = match source {
+        Source::Fetch(f) => (
+            f.cache(),
+            f.fetch_all(manifest, datasets, Variants::Default)
+                .into_iter()
+                .map(|(_, r)| r.err().map(|e| e.reason()))
+                .collect(),
+        ),
+        Source::Cache(c) => (c, vec![None; datasets.len()]),
     };
-    spec.datasets
+    datasets
         .iter()
         .zip(fetched)
         .map(|(name, fetch_error)| {
@@ -37,7 +48,8 @@ pub fn resolve(
             if let Some(e) = fetch_error {
                 return unavailable(e);
             }
-            match input(spec, manifest, name, cache) {
+            let found = manifest.dataset(name).map_err(|e| e.to_string());
+            match found.and_then(|entry| input(manifest, entry, folds, cache)) {
                 Ok(d) => DatasetStatus::Available(d),
                 Err(reason) => unavailable(reason),
             }
@@ -45,13 +57,14 @@ pub fn resolve(
         .collect()
 }
 
-fn input(
-    spec: &ExperimentSpec,
+/// The files of the given folds of a dataset's default variant, all present and verified in
+/// `cache`, or why not.
+pub(crate) fn input(
     manifest: &Manifest,
-    name: &str,
+    entry: &DatasetEntry,
+    folds: &[u32],
     cache: &DataCache,
 ) -> Result<DatasetInput, String> {
-    let entry = manifest.dataset(name).map_err(|e| e.to_string())?;
     let variant = entry.default_variant();
     let file = |fold: u32, split: Split| -> Result<DataFile, String> {
         let f = variant.fold_file(fold, split);
@@ -67,10 +80,9 @@ fn input(
             .ok_or_else(|| format!("{} has no known sha256", variant.rel_path(&f)))?;
         Ok(DataFile { rel: variant.rel_path(&f), sha256 })
     };
-    let folds = spec
-        .folds
+    let folds = folds
         .iter()
-        .filter(|&&k| k <= variant.folds)
+        .filter(|&&k| k >= 1 && k <= variant.folds)
         .map(|&k| {
             Ok(FoldFiles {
                 fold: k,

@@ -1,22 +1,22 @@
-//! End-to-end tests of the fetching layer: a tiny HTTP/1.1 server (std only) for the official
-//! archive path and URL mirrors, and the real mirror `../shared/datasets` for the folder
-//! mirror path.
+//! End-to-end tests of the fetching layer: a tiny HTTP/1.1 server (std only, on 127.0.0.1)
+//! for the official archive path and URL mirrors, closed ports for unreachable hosts, and
+//! mirrors and caches built from the embedded OHSUMED pieces. Nothing here leaves the
+//! machine.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use flate2::Compression;
-use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
-use ltr_data::fetch::{FetchOptions, Fetcher, Mirror, NoProgress, Progress};
 use ltr_data::reader::hex;
-use ltr_data::{DataCache, DataError, Manifest};
+use ltr_data::{DataError, Manifest};
+use ltr_fetch::{DataCache, FetchError, FetchOptions, Fetcher, Mirror, NoProgress, Progress, Variants};
 use sha2::{Digest, Sha256};
 
 // ---------------------------------------------------------------------------------------
@@ -32,6 +32,11 @@ struct Route {
     truncate_first: Option<usize>,
     /// Answer 200 with the whole body even to a Range request.
     ignore_range: bool,
+    /// Every request gets at most this many bytes of its body, then the connection drops.
+    truncate_each: Option<usize>,
+    /// The first request gets this many bytes, then the server stalls (sends nothing more
+    /// for 3 s) before dropping the connection.
+    stall_first: Option<usize>,
 }
 
 impl Route {
@@ -46,6 +51,7 @@ struct State {
     /// (path, Range header) of every request, in order.
     log: Vec<(String, Option<String>)>,
     truncated: HashSet<String>,
+    stalled: HashSet<String>,
 }
 
 struct Server {
@@ -117,15 +123,19 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             range = Some(v.trim().to_owned());
         }
     }
-    let (route, truncate) = {
+    let (route, truncate, stall) = {
         let mut st = state.lock().unwrap();
         st.log.push((path.clone(), range.clone()));
         let route = st.routes.get(&path).cloned();
-        let truncate = match &route {
-            Some(Route { truncate_first: Some(k), .. }) if st.truncated.insert(path.clone()) => Some(*k),
-            _ => None,
+        let (truncate, stall) = match &route {
+            Some(Route { truncate_first: Some(k), .. }) if st.truncated.insert(path.clone()) => {
+                (Some(*k), false)
+            }
+            Some(Route { stall_first: Some(k), .. }) if st.stalled.insert(path.clone()) => (Some(*k), true),
+            Some(Route { truncate_each: Some(k), .. }) => (Some(*k), false),
+            _ => (None, false),
         };
-        (route, truncate)
+        (route, truncate, stall)
     };
     let mut out = &stream;
     let send = |out: &mut &TcpStream, code: u16, extra: &str, body: &[u8], cut: Option<usize>| {
@@ -136,7 +146,11 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         );
         out.write_all(head.as_bytes())?;
         out.write_all(&body[..cut.unwrap_or(body.len()).min(body.len())])?;
-        out.flush()
+        out.flush()?;
+        if stall {
+            std::thread::sleep(Duration::from_secs(3));
+        }
+        Ok::<(), std::io::Error>(())
     };
     match route {
         None => send(&mut out, 404, "", b"not found", None)?,
@@ -178,12 +192,6 @@ fn gz(bytes: &[u8]) -> Vec<u8> {
     let mut e = GzEncoder::new(Vec::new(), Compression::fast());
     e.write_all(bytes).unwrap();
     e.finish().unwrap()
-}
-
-fn gunzip(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    MultiGzDecoder::new(bytes).read_to_end(&mut out).unwrap();
-    out
 }
 
 fn zip_bytes(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
@@ -368,7 +376,7 @@ fn official_zip_is_downloaded_verified_and_installed_once() {
     let dir = tempfile::tempdir().unwrap();
     let progress = Arc::new(Counting::default());
     let f = Fetcher::new(opts(dir.path()), progress.clone());
-    let r = f.fetch_dataset(&m, "toy").unwrap();
+    let r = f.fetch_dataset(&m, "toy", Variants::Default).unwrap();
     assert_eq!(r.dataset, "TOY");
     assert_eq!(
         r.installed,
@@ -390,7 +398,7 @@ fn official_zip_is_downloaded_verified_and_installed_once() {
 
     // Again: nothing to do, no request.
     let before = server.requests().len();
-    let r = f.fetch_dataset(&m, "TOY").unwrap();
+    let r = f.fetch_dataset(&m, "TOY", Variants::Default).unwrap();
     assert!(r.installed.is_empty() && r.rehashed.is_empty());
     assert_eq!(r.already_present.len(), 3);
     assert_eq!(r.source, "cache");
@@ -419,7 +427,7 @@ fn truncated_transfer_is_resumed_with_range() {
             &[ToyDataset { name: "R", archive: "r.zip", archive_root: "R", hashes: hashes(&big) }],
         );
         let dir = tempfile::tempdir().unwrap();
-        let r = fetcher(dir.path()).fetch_dataset(&m, "R").unwrap();
+        let r = fetcher(dir.path()).fetch_dataset(&m, "R", Variants::Default).unwrap();
         assert_eq!(r.installed.len(), 3);
         let reqs = server.requests_for("/r.zip");
         assert_eq!(reqs.len(), 2, "{reqs:?}");
@@ -449,7 +457,7 @@ fn partial_file_from_an_earlier_run_is_resumed() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join(".downloads")).unwrap();
     std::fs::write(dir.path().join(".downloads/p.tar.gz.part"), &archive[..10]).unwrap();
-    let r = fetcher(dir.path()).fetch_dataset(&m, "P").unwrap();
+    let r = fetcher(dir.path()).fetch_dataset(&m, "P", Variants::Default).unwrap();
     assert_eq!(r.installed.len(), 3);
     assert_eq!(server.requests_for("/p.tar.gz"), vec![Some("bytes=10-".to_owned())]);
     assert_no_leftovers(dir.path());
@@ -472,9 +480,9 @@ fn wrong_archive_hash_is_refused_and_nothing_stays() {
         &[ToyDataset { name: "W", archive: "w.zip", archive_root: "W", hashes: hashes(&files) }],
     );
     let dir = tempfile::tempdir().unwrap();
-    let e = fetcher(dir.path()).fetch_dataset(&m, "W").unwrap_err();
+    let e = fetcher(dir.path()).fetch_dataset(&m, "W", Variants::Default).unwrap_err();
     match &e {
-        DataError::Checksum { file, expected, actual } => {
+        FetchError::Checksum { file, expected, actual } => {
             assert_eq!(file, "w.zip");
             assert_eq!(expected, &wrong);
             assert_eq!(actual, &sha(&archive));
@@ -502,9 +510,9 @@ fn wrong_file_hash_is_refused_and_only_good_files_stay() {
         &[ToyDataset { name: "F", archive: "f.zip", archive_root: "F", hashes: h }],
     );
     let dir = tempfile::tempdir().unwrap();
-    let e = fetcher(dir.path()).fetch_dataset(&m, "F").unwrap_err();
+    let e = fetcher(dir.path()).fetch_dataset(&m, "F", Variants::Default).unwrap_err();
     match &e {
-        DataError::Checksum { file, expected, actual } => {
+        FetchError::Checksum { file, expected, actual } => {
             assert_eq!(file, "toy/F/Fold1/vali.txt");
             assert_eq!(expected, &wrong);
             assert_eq!(actual, &sha(&files[1].1));
@@ -540,10 +548,11 @@ fn missing_archive_fails_its_dataset_only() {
         ],
     );
     let dir = tempfile::tempdir().unwrap();
-    let out = fetcher(dir.path()).fetch_all(&m, &["GONE".into(), "NOPE".into(), "GOOD".into()]);
+    let out =
+        fetcher(dir.path()).fetch_all(&m, &["GONE".into(), "NOPE".into(), "GOOD".into()], Variants::Default);
     assert_eq!(out.len(), 3);
     match &out[0].1 {
-        Err(DataError::Download { reason, .. }) => {
+        Err(FetchError::Download { reason, .. }) => {
             assert!(
                 reason.contains("gone1.zip") && reason.contains("gone2.zip") && reason.contains("404"),
                 "{reason}"
@@ -551,7 +560,7 @@ fn missing_archive_fails_its_dataset_only() {
         }
         other => panic!("expected a download error, got {other:?}"),
     }
-    assert!(matches!(out[1].1, Err(DataError::NotInManifest(_))));
+    assert!(matches!(out[1].1, Err(FetchError::Data(DataError::NotInManifest(_)))));
     let good = out[2].1.as_ref().unwrap();
     assert_eq!(good.installed.len(), 3);
     // A 404 is final: no retries.
@@ -575,10 +584,10 @@ fn server_errors_are_retried_a_bounded_number_of_times_with_backoff() {
         Arc::new(NoProgress),
     );
     let t = Instant::now();
-    let e = f.fetch_dataset(&m, "B").unwrap_err();
+    let e = f.fetch_dataset(&m, "B", Variants::Default).unwrap_err();
     // 20 + 40 + 80 ms of backoff.
     assert!(t.elapsed() >= Duration::from_millis(140), "{:?}", t.elapsed());
-    assert!(matches!(&e, DataError::Download { .. }) && e.to_string().contains("503"), "{e}");
+    assert!(matches!(&e, FetchError::Download { .. }) && e.to_string().contains("503"), "{e}");
     assert_eq!(server.requests_for("/busy.zip").len(), 4);
 }
 
@@ -615,7 +624,7 @@ fn one_archive_serves_several_datasets_and_is_downloaded_once() {
         ],
     );
     let dir = tempfile::tempdir().unwrap();
-    let out = fetcher(dir.path()).fetch_all(&m, &["A".into(), "B".into()]);
+    let out = fetcher(dir.path()).fetch_all(&m, &["A".into(), "B".into()], Variants::Default);
     for (name, r) in &out {
         assert_eq!(r.as_ref().unwrap().installed.len(), 3, "{name}");
     }
@@ -639,7 +648,7 @@ fn unknown_hashes_are_recorded_then_enforced() {
     );
     let dir = tempfile::tempdir().unwrap();
     let f = fetcher(dir.path());
-    let r = f.fetch_dataset(&m, "U").unwrap();
+    let r = f.fetch_dataset(&m, "U", Variants::Default).unwrap();
     assert_eq!(r.installed.len(), 3);
     assert_eq!(r.unverified, r.installed);
     let rec: serde_json::Value =
@@ -651,7 +660,7 @@ fn unknown_hashes_are_recorded_then_enforced() {
     assert_eq!(f.cache().known_sha256(v, "Fold1/vali.txt"), Some(sha(&files[1].1)));
 
     // Unchanged: present, still reported unverified, nothing re-hashed.
-    let r = f.fetch_dataset(&m, "U").unwrap();
+    let r = f.fetch_dataset(&m, "U", Variants::Default).unwrap();
     assert!(r.installed.is_empty() && r.rehashed.is_empty());
     assert_eq!(r.unverified.len(), 3);
 
@@ -663,7 +672,7 @@ fn unknown_hashes_are_recorded_then_enforced() {
     touch_old(&target);
     assert!(f.cache().verified_path(v, "Fold1/vali.txt").is_none());
     let before = server.requests().len();
-    let r = f.fetch_dataset(&m, "U").unwrap();
+    let r = f.fetch_dataset(&m, "U", Variants::Default).unwrap();
     assert_eq!(r.rehashed, vec!["toy/U/Fold1/vali.txt"]);
     assert_eq!(r.installed, vec!["toy/U/Fold1/vali.txt"]);
     assert_eq!(std::fs::read(&target).unwrap(), files[1].1);
@@ -675,9 +684,9 @@ fn unknown_hashes_are_recorded_then_enforced() {
     std::fs::remove_file(dir.path().join(".downloads/u.zip")).unwrap();
     let other = toy_files("other");
     server.route("/u.zip", Route::ok(zip_bytes(&entries("U", &other))));
-    let e = f.fetch_dataset(&m, "U").unwrap_err();
+    let e = f.fetch_dataset(&m, "U", Variants::Default).unwrap_err();
     match &e {
-        DataError::Checksum { file, expected, actual } => {
+        FetchError::Checksum { file, expected, actual } => {
             // Only the damaged file was needed; the others are still verified.
             assert_eq!(file, "toy/U/Fold1/vali.txt");
             assert_eq!(expected, &sha(&files[1].1));
@@ -690,30 +699,152 @@ fn unknown_hashes_are_recorded_then_enforced() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Mirrors.
+// Unreachable hosts fail at once; stalled and broken transfers are resumed.
 
-fn real_mirror() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/datasets"));
-    if p.join("letor3/OHSUMED").is_dir() {
-        Some(p)
-    } else {
-        println!("note: no dataset mirror at {}; skipping", p.display());
-        None
-    }
+/// An address on 127.0.0.1 where nothing listens (the port was bound, then released).
+fn closed_port_url(path: &str) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}{path}", l.local_addr().unwrap())
 }
 
+#[test]
+fn a_refused_connection_is_not_retried() {
+    let files = toy_files("c");
+    let url = closed_port_url("/c.zip");
+    let m = toy_manifest(
+        &[ToyArchive { name: "c.zip", urls: vec![url.clone()], format: "zip", sha256: None }],
+        &[ToyDataset { name: "C", archive: "c.zip", archive_root: "C", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // A backoff that would make any retry obvious.
+    let f = Fetcher::new(
+        FetchOptions { retries: 4, backoff: Duration::from_secs(2), ..opts(dir.path()) },
+        Arc::new(NoProgress),
+    );
+    let t = Instant::now();
+    let e = f.fetch_dataset(&m, "C", Variants::Default).unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    match &e {
+        FetchError::Download { url: u, reason } => {
+            assert_eq!(u, &url);
+            assert!(reason.contains("cannot connect") && !reason.contains("retries"), "{reason}");
+        }
+        other => panic!("expected a download error, got {other}"),
+    }
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn an_unreachable_host_is_tried_once_per_run() {
+    let a = toy_files("a");
+    let b = toy_files("b");
+    let dead = closed_port_url("");
+    let m = toy_manifest(
+        &[
+            ToyArchive { name: "a.zip", urls: vec![format!("{dead}/a.zip")], format: "zip", sha256: None },
+            ToyArchive { name: "b.zip", urls: vec![format!("{dead}/b.zip")], format: "zip", sha256: None },
+        ],
+        &[
+            ToyDataset { name: "A", archive: "a.zip", archive_root: "A", hashes: hashes(&a) },
+            ToyDataset { name: "B", archive: "b.zip", archive_root: "B", hashes: hashes(&b) },
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = fetcher(dir.path()).fetch_all(&m, &["A".into(), "B".into()], Variants::Default);
+    let msg = |i: usize| out[i].1.as_ref().unwrap_err().to_string();
+    assert!(msg(0).contains("cannot connect") && !msg(0).contains("earlier in this run"), "{}", msg(0));
+    assert!(msg(1).contains("earlier in this run"), "{}", msg(1));
+}
+
+#[test]
+fn a_transfer_dropped_mid_body_is_resumed_until_complete() {
+    let server = Server::start();
+    let mut files = toy_files("m");
+    files[0].1 = files[0].1.repeat(500);
+    let archive = zip_bytes(&entries("M", &files));
+    let chunk = archive.len() / 4 + 1;
+    server.route("/m.zip", Route { truncate_each: Some(chunk), ..Route::ok(archive.clone()) });
+    let m = toy_manifest(
+        &[ToyArchive {
+            name: "m.zip",
+            urls: vec![server.url("/m.zip")],
+            format: "zip",
+            sha256: Some(sha(&archive)),
+        }],
+        &[ToyDataset { name: "M", archive: "m.zip", archive_root: "M", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // Each attempt makes progress, so even one retry per stall is enough.
+    let f = Fetcher::new(FetchOptions { retries: 1, ..opts(dir.path()) }, Arc::new(NoProgress));
+    let r = f.fetch_dataset(&m, "M", Variants::Default).unwrap();
+    assert_eq!(r.installed.len(), 3);
+    let reqs = server.requests_for("/m.zip");
+    let want: Vec<Option<String>> =
+        (0..4).map(|i| (i > 0).then(|| format!("bytes={}-", i * chunk))).collect();
+    assert_eq!(reqs, want);
+    assert_eq!(std::fs::read(dir.path().join(".downloads/m.zip")).unwrap(), archive);
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn a_stalled_transfer_times_out_and_is_resumed() {
+    let server = Server::start();
+    let mut files = toy_files("s");
+    files[0].1 = files[0].1.repeat(200);
+    let archive = zip_bytes(&entries("S", &files));
+    let cut = archive.len() / 2;
+    server.route("/s.zip", Route { stall_first: Some(cut), ..Route::ok(archive.clone()) });
+    let m = toy_manifest(
+        &[ToyArchive {
+            name: "s.zip",
+            urls: vec![server.url("/s.zip")],
+            format: "zip",
+            sha256: Some(sha(&archive)),
+        }],
+        &[ToyDataset { name: "S", archive: "s.zip", archive_root: "S", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(
+        FetchOptions { timeout: Duration::from_millis(300), ..opts(dir.path()) },
+        Arc::new(NoProgress),
+    );
+    let t = Instant::now();
+    let r = f.fetch_dataset(&m, "S", Variants::Default).unwrap();
+    assert!(t.elapsed() < Duration::from_secs(3), "waited for the stalled server: {:?}", t.elapsed());
+    assert_eq!(r.installed.len(), 3);
+    assert_eq!(server.requests_for("/s.zip"), vec![None, Some(format!("bytes={cut}-"))]);
+    assert_no_leftovers(dir.path());
+}
+
+// ---------------------------------------------------------------------------------------
+// The embedded data and mirrors built from it.
+
 /// The built-in letor3 manifest with the official addresses made unreachable (so a bug could
-/// never reach the internet), restricted to OHSUMED (and to `variant` if given).
-fn letor3_offline(variant: Option<&str>, official: &str) -> Manifest {
+/// never reach the internet), restricted to OHSUMED.
+fn letor3_offline(official: &str) -> Manifest {
     let mut m = Manifest::builtin("letor3").unwrap();
     for a in &mut m.archives {
         a.urls = vec![official.to_owned()];
     }
     m.datasets.retain(|d| d.name == "OHSUMED");
-    if let Some(v) = variant {
-        m.datasets[0].variants.retain(|x| x.name == v);
-    }
     m
+}
+
+/// A folder mirror of OHSUMED QueryLevelNorm, every fold file gzipped, rebuilt from the
+/// embedded pieces; returns it with the uncompressed files by variant-relative name.
+fn embedded_mirror(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let m = Manifest::builtin("letor3").unwrap();
+    let v = m.dataset("OHSUMED").unwrap().default_variant();
+    let pieces = ltr_data::embedded::Pieces::open(v).unwrap();
+    let mut files = Vec::new();
+    for f in v.files() {
+        let bytes = pieces.build(&f).unwrap().unwrap();
+        let to = dir.join(format!("{}.gz", v.rel_path(&f)));
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(&to, gz(&bytes)).unwrap();
+        files.push((f, bytes));
+    }
+    files
 }
 
 fn with_mirror(dir: &Path, mirror: Mirror) -> Fetcher {
@@ -721,68 +852,81 @@ fn with_mirror(dir: &Path, mirror: Mirror) -> Fetcher {
 }
 
 #[test]
-fn folder_mirror_installs_all_ohsumed_files_once() {
-    let Some(mirror) = real_mirror() else { return };
-    let m = letor3_offline(None, "http://127.0.0.1:9/none.zip");
+fn embedded_data_installs_ohsumed_offline_once() {
+    let m = letor3_offline(&closed_port_url("/OHSUMED.zip"));
     let dir = tempfile::tempdir().unwrap();
-    let f = with_mirror(dir.path(), Mirror::Dir(mirror.clone()));
-    let r = f.fetch_dataset(&m, "OHSUMED").unwrap();
-    assert_eq!(r.installed.len(), 47);
-    let count = |prefix: &str| r.installed.iter().filter(|p| p.starts_with(prefix)).count();
-    assert_eq!(count("letor3/OHSUMED/QueryLevelNorm/"), 15);
-    assert_eq!(count("letor3/OHSUMED/Feature-min/"), 16);
-    assert_eq!(count("letor3/OHSUMED/Feature-null/"), 16);
+    let f = fetcher(dir.path());
+    let r = f.fetch_dataset(&m, "OHSUMED", Variants::Default).unwrap();
+    assert_eq!(r.installed.len(), 15);
+    assert!(r.installed.iter().all(|p| p.starts_with("letor3/OHSUMED/QueryLevelNorm/Fold")));
     assert!(r.unverified.is_empty() && r.already_present.is_empty());
-    assert_eq!(r.source, format!("mirror {}", mirror.display()));
-    let d = m.dataset("OHSUMED").unwrap();
-    for v in &d.variants {
-        for file in v.files() {
-            assert!(f.cache().verified_path(v, &file).is_some(), "{}", v.rel_path(&file));
-        }
+    assert_eq!(r.source, "embedded");
+    let v = m.datasets[0].default_variant();
+    for file in v.files() {
+        let path = f.cache().verified_path(v, &file).unwrap();
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(Some(sha(&bytes).as_str()), v.sha256_of(&file), "{file}");
     }
     assert_no_leftovers(dir.path());
-
-    // Second run: nothing installed, nothing hashed.
-    let r = f.fetch_dataset(&m, "OHSUMED").unwrap();
-    assert!(r.installed.is_empty(), "{:?}", r.installed);
-    assert!(r.rehashed.is_empty(), "{:?}", r.rehashed);
-    assert_eq!(r.already_present.len(), 47);
-    assert_eq!(r.source, "cache");
+    let r = f.fetch_dataset(&m, "OHSUMED", Variants::Default).unwrap();
+    assert!(r.installed.is_empty() && r.rehashed.is_empty());
+    assert_eq!((r.already_present.len(), r.source.as_str()), (15, "cache"));
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let dest = to.join(e.file_name());
-        if p.is_dir() {
-            copy_tree(&p, &dest);
-        } else {
-            std::fs::write(&dest, std::fs::read(&p).unwrap()).unwrap();
-        }
-    }
+#[test]
+fn every_variant_offline_installs_what_is_embedded_and_names_what_is_not() {
+    let dead = closed_port_url("/OHSUMED.zip");
+    let m = letor3_offline(&dead);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let e = fetcher(dir.path()).fetch_dataset(&m, "OHSUMED", Variants::All).unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert!(matches!(&e, FetchError::Download { url, .. } if *url == dead), "{e}");
+    let have = tree(dir.path());
+    assert_eq!(have.iter().filter(|p| p.starts_with("letor3/OHSUMED/QueryLevelNorm/")).count(), 15);
+    assert!(!have.iter().any(|p| p.contains("Feature-")), "{have:?}");
+}
+
+#[test]
+fn folder_mirror_comes_before_the_embedded_data() {
+    let mirror = tempfile::tempdir().unwrap();
+    embedded_mirror(mirror.path());
+    let m = letor3_offline(&closed_port_url("/OHSUMED.zip"));
+    let dir = tempfile::tempdir().unwrap();
+    let f = with_mirror(dir.path(), Mirror::Dir(mirror.path().to_owned()));
+    let r = f.fetch_dataset(&m, "OHSUMED", Variants::Default).unwrap();
+    assert_eq!(r.installed.len(), 15);
+    assert_eq!(r.source, format!("mirror {}", mirror.path().display()));
+    assert_no_leftovers(dir.path());
+
+    // Files the mirror lacks come from the embedded data.
+    std::fs::remove_file(mirror.path().join("letor3/OHSUMED/QueryLevelNorm/Fold2/train.txt.gz")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let r = with_mirror(dir.path(), Mirror::Dir(mirror.path().to_owned()))
+        .fetch_dataset(&m, "OHSUMED", Variants::Default)
+        .unwrap();
+    assert_eq!(r.installed.len(), 15);
+    assert_eq!(r.source, format!("mirror {}, embedded", mirror.path().display()));
 }
 
 #[test]
 fn folder_mirror_with_a_damaged_file_is_refused() {
-    let Some(mirror) = real_mirror() else { return };
     let copy = tempfile::tempdir().unwrap();
-    copy_tree(&mirror.join("letor3/OHSUMED"), &copy.path().join("letor3/OHSUMED"));
+    let files = embedded_mirror(copy.path());
     let rel = "letor3/OHSUMED/QueryLevelNorm/Fold3/vali.txt";
-    let gz_path = copy.path().join(format!("{rel}.gz"));
-    let mut data = gunzip(&std::fs::read(&gz_path).unwrap());
+    let mut data = files.iter().find(|(f, _)| f == "Fold3/vali.txt").unwrap().1.clone();
     let pos = data.iter().position(|b| b.is_ascii_digit() && *b != b'9').unwrap();
     data[pos] += 1;
-    std::fs::write(&gz_path, gz(&data)).unwrap();
+    std::fs::write(copy.path().join(format!("{rel}.gz")), gz(&data)).unwrap();
 
-    let m = letor3_offline(None, "http://127.0.0.1:9/none.zip");
+    let m = letor3_offline(&closed_port_url("/OHSUMED.zip"));
     let expected = m.datasets[0].variants[0].sha256_of("Fold3/vali.txt").unwrap().to_owned();
     let dir = tempfile::tempdir().unwrap();
     let e = with_mirror(dir.path(), Mirror::Dir(copy.path().to_owned()))
-        .fetch_dataset(&m, "OHSUMED")
+        .fetch_dataset(&m, "OHSUMED", Variants::Default)
         .unwrap_err();
     match &e {
-        DataError::Checksum { file, expected: exp, actual } => {
+        FetchError::Checksum { file, expected: exp, actual } => {
             assert_eq!(file, rel);
             assert_eq!(exp, &expected);
             assert_eq!(actual, &sha(&data));
@@ -791,31 +935,34 @@ fn folder_mirror_with_a_damaged_file_is_refused() {
     }
     let msg = e.to_string();
     assert!(msg.contains(rel) && msg.contains(&expected) && msg.contains(&sha(&data)), "{msg}");
+    // Refused without falling back to the embedded copy: a mirror serving wrong data is
+    // worth an error.
     assert!(!dir.path().join(rel).exists());
     let left = tree(dir.path());
     assert!(left.iter().all(|f| !f.contains("QueryLevelNorm/Fold3/vali")), "{left:?}");
+    assert_eq!(left.iter().filter(|f| f.starts_with("letor3/")).count(), 14, "{left:?}");
     assert_no_leftovers(dir.path());
 }
 
 #[test]
 fn url_mirror_serves_gz_then_plain_files() {
-    let Some(mirror) = real_mirror() else { return };
+    let local = tempfile::tempdir().unwrap();
+    let files = embedded_mirror(local.path());
     let server = Server::start();
-    let m = letor3_offline(Some("QueryLevelNorm"), &server.url("/official/OHSUMED.zip"));
+    let m = letor3_offline(&server.url("/official/OHSUMED.zip"));
     let v = m.datasets[0].default_variant().clone();
-    for file in v.files() {
-        let rel = v.rel_path(&file);
-        let bytes = std::fs::read(mirror.join(format!("{rel}.gz"))).unwrap();
+    for (file, bytes) in &files {
+        let rel = v.rel_path(file);
         if file == "Fold2/test.txt" {
             // Only the plain file: the .gz request gets a 404 first.
-            server.route(&format!("/m/{rel}"), Route::ok(gunzip(&bytes)));
+            server.route(&format!("/m/{rel}"), Route::ok(bytes.clone()));
         } else {
-            server.route(&format!("/m/{rel}.gz"), Route::ok(bytes));
+            server.route(&format!("/m/{rel}.gz"), Route::ok(gz(bytes)));
         }
     }
     let dir = tempfile::tempdir().unwrap();
     let f = with_mirror(dir.path(), server.url("/m/").parse().unwrap());
-    let r = f.fetch_dataset(&m, "ohsumed").unwrap();
+    let r = f.fetch_dataset(&m, "ohsumed", Variants::Default).unwrap();
     assert_eq!(r.installed.len(), 15);
     assert_eq!(r.source, format!("mirror {}", server.url("/m")));
     for file in v.files() {
@@ -843,15 +990,18 @@ fn files_missing_from_the_mirror_come_from_the_official_archive() {
         &[ToyDataset { name: "O", archive: "o.zip", archive_root: "O", hashes: hashes(&files) }],
     );
     let dir = tempfile::tempdir().unwrap();
-    let r = with_mirror(dir.path(), Mirror::Dir(mirror.path().to_owned())).fetch_dataset(&m, "O").unwrap();
+    let r = with_mirror(dir.path(), Mirror::Dir(mirror.path().to_owned()))
+        .fetch_dataset(&m, "O", Variants::Default)
+        .unwrap();
     assert_eq!(r.installed.len(), 3);
     assert_eq!(r.source, format!("mirror {}, {}", mirror.path().display(), server.url("/o.zip")));
 
     // A mirror folder that does not exist is an error, not a silent download.
     let dir2 = tempfile::tempdir().unwrap();
-    let e =
-        with_mirror(dir2.path(), Mirror::Dir(mirror.path().join("nope"))).fetch_dataset(&m, "O").unwrap_err();
-    assert!(matches!(e, DataError::Mirror { .. }), "{e}");
+    let e = with_mirror(dir2.path(), Mirror::Dir(mirror.path().join("nope")))
+        .fetch_dataset(&m, "O", Variants::Default)
+        .unwrap_err();
+    assert!(matches!(e, FetchError::Mirror { .. }), "{e}");
 }
 
 #[test]
@@ -859,18 +1009,88 @@ fn unreachable_url_mirror_falls_back_to_the_official_archive() {
     let server = Server::start();
     let files = toy_files("d");
     server.route("/d.zip", Route::ok(zip_bytes(&entries("D", &files))));
-    // A port nobody listens on.
-    let dead = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}/mirror", l.local_addr().unwrap())
-    };
+    let dead = closed_port_url("/mirror");
     let m = toy_manifest(
         &[ToyArchive { name: "d.zip", urls: vec![server.url("/d.zip")], format: "zip", sha256: None }],
         &[ToyDataset { name: "D", archive: "d.zip", archive_root: "D", hashes: hashes(&files) }],
     );
     let dir = tempfile::tempdir().unwrap();
-    let r = with_mirror(dir.path(), dead.parse().unwrap()).fetch_dataset(&m, "D").unwrap();
+    let r = with_mirror(dir.path(), dead.parse().unwrap()).fetch_dataset(&m, "D", Variants::Default).unwrap();
     assert_eq!(r.installed.len(), 3);
     assert_eq!(r.source, server.url("/d.zip"));
     assert_no_leftovers(dir.path());
+}
+
+// ---------------------------------------------------------------------------------------
+// The install helper for tests, and resolution.
+
+#[test]
+fn embedded_install_is_safe_from_many_threads_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| ltr_fetch::embedded::install(dir.path(), "letor4", "MQ2008").unwrap()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(inputs.windows(2).all(|w| w[0] == w[1]));
+    let d = &inputs[0];
+    assert_eq!((d.name.as_str(), d.features, d.folds.len()), ("MQ2008", 46, 5));
+    assert_eq!(d.root, dir.path());
+    let m = Manifest::builtin("letor4").unwrap();
+    let v = m.dataset("MQ2008").unwrap().default_variant();
+    for fold in &d.folds {
+        for file in [&fold.train, &fold.vali, &fold.test] {
+            let bytes = std::fs::read(d.root.join(&file.rel)).unwrap();
+            assert_eq!(sha(&bytes), file.sha256, "{}", file.rel);
+            assert_eq!(
+                Some(file.sha256.as_str()),
+                v.sha256_of(file.rel.trim_start_matches("letor4/MQ2008/"))
+            );
+        }
+    }
+    // The five subsets themselves are installed too (they are files of the variant).
+    assert!(dir.path().join("letor4/MQ2008/S3.txt").is_file());
+    assert_no_leftovers(dir.path());
+    // Again: nothing to do.
+    let again = ltr_fetch::embedded::install(dir.path(), "letor4", "MQ2008").unwrap();
+    assert_eq!(&again, d);
+    let e = ltr_fetch::embedded::install(dir.path(), "letor4", "MQ2007").unwrap_err();
+    assert!(e.to_string().contains("no embedded data"), "{e}");
+}
+
+#[test]
+fn resolve_reports_each_dataset_and_never_touches_the_network_for_embedded_ones() {
+    let dead = closed_port_url("/x.rar");
+    let mut m = Manifest::builtin("letor4").unwrap();
+    for a in &mut m.archives {
+        a.urls = vec![dead.clone()];
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let names = vec!["MQ2008".to_string(), "MQ2007".to_string(), "NOPE".to_string()];
+
+    // Cache only, empty cache: nothing is available.
+    let cache = DataCache::new(dir.path());
+    let out = ltr_fetch::resolve(&m, &names, &[1, 2], ltr_fetch::Source::Cache(&cache));
+    assert!(out.iter().all(|d| matches!(d, ltr_data::resolved::DatasetStatus::Unavailable { .. })));
+
+    let f = fetcher(dir.path());
+    let t = Instant::now();
+    let out = ltr_fetch::resolve(&m, &names, &[1, 2, 9], ltr_fetch::Source::Fetch(&f));
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    let names_out: Vec<&str> = out.iter().map(|d| d.name()).collect();
+    assert_eq!(names_out, ["MQ2008", "MQ2007", "NOPE"]);
+    match &out[0] {
+        ltr_data::resolved::DatasetStatus::Available(d) => {
+            assert_eq!(d.folds.iter().map(|f| f.fold).collect::<Vec<_>>(), [1, 2]);
+            assert_eq!(d.convention, ltr_data::Manifest::builtin("letor4").unwrap().convention);
+        }
+        other => panic!("MQ2008 should be available: {other:?}"),
+    }
+    for d in &out[1..] {
+        assert!(matches!(d, ltr_data::resolved::DatasetStatus::Unavailable { .. }), "{d:?}");
+    }
+    // Now cache-only resolution finds MQ2008.
+    let out = ltr_fetch::resolve(&m, &names[..1], &[1], ltr_fetch::Source::Cache(&cache));
+    assert!(matches!(out[0], ltr_data::resolved::DatasetStatus::Available(_)));
 }

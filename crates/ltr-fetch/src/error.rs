@@ -1,0 +1,89 @@
+//! Errors of the fetch layer. Every variant names the file, address or dataset it is about.
+
+use std::path::PathBuf;
+
+use ltr_data::DataError;
+
+/// Errors of `ltr-fetch`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// A manifest or format error (unknown dataset, unreadable manifest, ...).
+    #[error(transparent)]
+    Data(DataError),
+    /// An I/O failure on a path.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A file whose sha256 is not the known one.
+    #[error("sha256 mismatch for {file}: expected {expected}, got {actual}")]
+    Checksum {
+        /// The file (relative path in the collection, or the archive name).
+        file: String,
+        /// Hash from the manifest (or the local record).
+        expected: String,
+        /// Hash of what was received.
+        actual: String,
+    },
+    /// A download that failed for good.
+    #[error("download of {url} failed: {reason}")]
+    Download {
+        /// The address.
+        url: String,
+        /// Last error.
+        reason: String,
+    },
+    /// An archive that cannot be unpacked or lacks a file.
+    #[error("archive {}: {reason}", path.display())]
+    Archive {
+        /// The archive.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A mirror setting that cannot be used.
+    #[error("mirror {mirror}: {reason}")]
+    Mirror {
+        /// The mirror as given.
+        mirror: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A dataset that is neither in the cache, nor on the mirror, nor embedded, nor
+    /// downloadable.
+    #[error("{dataset} is unavailable: {reason}")]
+    Unavailable {
+        /// Dataset name.
+        dataset: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl From<DataError> for FetchError {
+    /// Hash and I/O errors keep their kind, so callers match one variant whichever layer
+    /// found the problem.
+    fn from(e: DataError) -> Self {
+        match e {
+            DataError::Checksum { file, expected, actual } => Self::Checksum { file, expected, actual },
+            DataError::Io { path, source } => Self::Io { path, source },
+            DataError::Unavailable { dataset, reason } => Self::Unavailable { dataset, reason },
+            other => Self::Data(other),
+        }
+    }
+}
+
+impl FetchError {
+    /// The message for a line that already names the dataset: the bare reason of
+    /// [`FetchError::Unavailable`], the whole message otherwise.
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Unavailable { reason, .. } => reason.clone(),
+            e => e.to_string(),
+        }
+    }
+}

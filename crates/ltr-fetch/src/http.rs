@@ -1,0 +1,308 @@
+//! One address into one file over HTTP(S): resumable (`Range`), with bounded retries of
+//! stalled or interrupted transfers, and no retry at all when the host cannot be reached.
+//!
+//! An unresolvable host or a refused connection will not heal within a run: retrying it only
+//! made an offline run wait (about 15 s per archive with the default backoff). A transfer
+//! that stalls or breaks off has shown that the server is there, so it is retried, resuming
+//! after the bytes already received.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::net::ToSocketAddrs;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::options::FetchOptions;
+use crate::progress::Progress;
+
+/// Why one download attempt (or all attempts on an address) failed.
+#[derive(Debug)]
+pub(crate) enum DlError {
+    /// 404 / 410: the address does not have it.
+    NotFound(String),
+    /// The host cannot be resolved or refuses connections: not retried, and other addresses
+    /// on the same host are not tried in the same run.
+    Unreachable(String),
+    /// Retrying cannot help (other 4xx, a malformed address, a local write error).
+    Permanent(String),
+    /// Worth retrying (stalls, interrupted transfers, 5xx, 408, 429).
+    Transient(String),
+}
+
+impl DlError {
+    pub(crate) fn reason(&self) -> &str {
+        match self {
+            Self::NotFound(r) | Self::Unreachable(r) | Self::Permanent(r) | Self::Transient(r) => r,
+        }
+    }
+}
+
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// An HTTP client with the retry policy of [`FetchOptions`].
+pub(crate) struct Http {
+    agent: ureq::Agent,
+    retries: u32,
+    backoff: Duration,
+    progress: Arc<dyn Progress>,
+}
+
+impl Http {
+    /// A client with its own agent: timeouts from `opts`, non-2xx statuses handled as data,
+    /// no transparent compression (so byte ranges are those of the file).
+    pub(crate) fn new(opts: &FetchOptions, progress: Arc<dyn Progress>) -> Self {
+        let limit = |d: Duration| (!d.is_zero()).then_some(d);
+        let (stall, connect) = (limit(opts.timeout), limit(opts.connect_timeout));
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .accept_encoding("")
+            .user_agent(concat!("ltr/", env!("CARGO_PKG_VERSION")))
+            .timeout_resolve(connect)
+            .timeout_connect(connect)
+            .timeout_send_request(stall)
+            .timeout_recv_response(stall)
+            .timeout_per_read(stall)
+            .build();
+        Self {
+            agent: ureq::Agent::new_with_config(config),
+            retries: opts.retries,
+            backoff: opts.backoff,
+            progress,
+        }
+    }
+
+    /// Downloads one address into `part`, resuming what is there, retrying transient
+    /// failures: at most `retries` retries in a row without progress, waiting `backoff`,
+    /// then twice as long each time.
+    pub(crate) fn get(&self, url: &str, part: &Path, label: &str) -> Result<(), DlError> {
+        let mut stalled = 0u32;
+        let mut delay = self.backoff;
+        // Also bounds servers that trickle a few bytes per connection forever.
+        let mut attempts_left = 1000u32.saturating_add(self.retries);
+        loop {
+            let before = file_len(part);
+            let err = match self.attempt(url, part, label) {
+                Ok(()) => return Ok(()),
+                Err(DlError::Transient(why)) => why,
+                Err(e) => return Err(e),
+            };
+            attempts_left = attempts_left.saturating_sub(1);
+            if file_len(part) > before {
+                stalled = 0;
+                delay = self.backoff;
+            } else {
+                stalled += 1;
+            }
+            if stalled > self.retries || attempts_left == 0 {
+                return Err(DlError::Transient(format!("{err} (gave up after {} retries)", self.retries)));
+            }
+            log::warn!("{url}: {err}; retrying in {delay:?}");
+            std::thread::sleep(delay);
+            delay = delay.saturating_mul(2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// One request: resumes from the size of `part` with a `Range` header.
+    fn attempt(&self, url: &str, part: &Path, label: &str) -> Result<(), DlError> {
+        let offset = file_len(part);
+        let mut req = self.agent.get(url);
+        if offset > 0 {
+            req = req.header("Range", format!("bytes={offset}-"));
+        }
+        let mut resp = req.call().map_err(|e| classify(url, e))?;
+        let status = resp.status().as_u16();
+        let content_range =
+            resp.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let start = match status {
+            200 => {
+                if offset > 0 {
+                    log::info!("{url}: the server does not resume (HTTP 200); restarting from zero");
+                }
+                0
+            }
+            206 => match content_range.as_deref().and_then(range_start) {
+                Some(s) if s == offset => offset,
+                other => {
+                    remove_part(part);
+                    return Err(DlError::Transient(format!(
+                        "unexpected Content-Range {other:?} for a resume at byte {offset}; \
+                         restarting from zero"
+                    )));
+                }
+            },
+            416 if offset > 0 => {
+                if content_range.as_deref().and_then(range_total) == Some(offset) {
+                    return Ok(());
+                }
+                remove_part(part);
+                return Err(DlError::Transient(
+                    "the server refused to resume (HTTP 416); restarting from zero".into(),
+                ));
+            }
+            404 | 410 => return Err(DlError::NotFound(format!("HTTP {status} (not found)"))),
+            408 | 429 | 500..=599 => return Err(DlError::Transient(format!("HTTP {status}"))),
+            _ => return Err(DlError::Permanent(format!("HTTP {status}"))),
+        };
+        let io =
+            |what: &str, e: std::io::Error| DlError::Permanent(format!("{what} {}: {e}", part.display()));
+        let file = if start == 0 { File::create(part) } else { File::options().append(true).open(part) }
+            .map_err(|e| io("cannot write", e))?;
+        let mut out = BufWriter::with_capacity(1 << 16, file);
+        let total = resp.body().content_length().map(|n| n.saturating_add(start));
+        self.progress.begin(label, total);
+        self.progress.advance(start);
+        let mut reader = resp.body_mut().as_reader();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut received = 0u64;
+        let result = loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => {
+                    if let Err(e) = out.write_all(&buf[..n]) {
+                        break Err(io("cannot write", e));
+                    }
+                    received += n as u64;
+                    self.progress.advance(n as u64);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    break Err(DlError::Transient(format!(
+                        "transfer interrupted after {} bytes: {e}",
+                        start.saturating_add(received)
+                    )));
+                }
+            }
+        };
+        self.progress.end();
+        // Keep what arrived, even on failure: the next attempt resumes after it.
+        let flushed = out.into_inner().map_err(|e| e.into_error()).and_then(|f| f.sync_all());
+        result?;
+        flushed.map_err(|e| io("cannot write", e))?;
+        if let (Some(total), Some(expected)) =
+            (file_len_opt(part), content_range.as_deref().and_then(range_total))
+            && status == 206
+            && total != expected
+        {
+            return Err(DlError::Transient(format!("received {total} bytes of {expected}")));
+        }
+        Ok(())
+    }
+}
+
+/// Sorts a failed request (no response) into unreachable (name resolution, refused or
+/// unroutable connection, connect timeout), permanent (a malformed address) or transient
+/// (anything after the connection was made).
+fn classify(url: &str, e: ureq::Error) -> DlError {
+    use std::io::ErrorKind as K;
+    match e {
+        ureq::Error::BadUri(_) => DlError::Permanent(e.to_string()),
+        ureq::Error::HostNotFound => DlError::Unreachable(format!("cannot resolve the host ({e})")),
+        ureq::Error::ConnectionFailed
+        | ureq::Error::Timeout(ureq::Timeout::Resolve | ureq::Timeout::Connect) => {
+            DlError::Unreachable(format!("cannot connect ({e})"))
+        }
+        ureq::Error::Io(io)
+            if matches!(
+                io.kind(),
+                K::ConnectionRefused
+                    | K::HostUnreachable
+                    | K::NetworkUnreachable
+                    | K::NetworkDown
+                    | K::AddrNotAvailable
+            ) =>
+        {
+            DlError::Unreachable(format!("cannot connect ({io})"))
+        }
+        // A failed name lookup surfaces as a plain I/O error with no kind of its own; asking
+        // the resolver again tells it apart from a connection that broke.
+        ureq::Error::Io(io) if !resolves(url) => {
+            DlError::Unreachable(format!("cannot resolve the host ({io})"))
+        }
+        other => DlError::Transient(other.to_string()),
+    }
+}
+
+/// Whether the host of `url` resolves to at least one address.
+fn resolves(url: &str) -> bool {
+    let Ok(uri) = url.parse::<ureq::http::Uri>() else { return false };
+    let Some(host) = uri.host() else { return false };
+    let port = uri.port_u16().unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 });
+    (host.trim_start_matches('[').trim_end_matches(']'), port)
+        .to_socket_addrs()
+        .is_ok_and(|mut addrs| addrs.next().is_some())
+}
+
+/// The `host:port` part of an address (what "unreachable" is remembered by), lowercased.
+pub(crate) fn authority(url: &str) -> Option<String> {
+    let uri = url.parse::<ureq::http::Uri>().ok()?;
+    uri.authority().map(|a| a.as_str().to_ascii_lowercase())
+}
+
+fn remove_part(part: &Path) {
+    crate::cache::remove_quietly(part);
+}
+
+pub(crate) fn file_len(path: &Path) -> u64 {
+    file_len_opt(path).unwrap_or(0)
+}
+
+fn file_len_opt(path: &Path) -> Option<u64> {
+    std::fs::metadata(path).ok().map(|m| m.len())
+}
+
+/// `bytes N-M/T` → N.
+fn range_start(v: &str) -> Option<u64> {
+    let spec = v.trim().strip_prefix("bytes")?.trim_start();
+    spec.split_once('-')?.0.trim().parse().ok()
+}
+
+/// `bytes N-M/T` or `bytes */T` → T.
+fn range_total(v: &str) -> Option<u64> {
+    v.rsplit_once('/')?.1.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_range_parses() {
+        assert_eq!(range_start("bytes 100-199/200"), Some(100));
+        assert_eq!(range_total("bytes 100-199/200"), Some(200));
+        assert_eq!(range_total("bytes */200"), Some(200));
+        assert_eq!(range_total("bytes 0-1/*"), None);
+        assert_eq!(range_start("items 1-2/3"), None);
+    }
+
+    #[test]
+    fn name_and_connection_failures_are_unreachable() {
+        let url = "http://127.0.0.1:9/x";
+        assert!(matches!(classify(url, ureq::Error::HostNotFound), DlError::Unreachable(_)));
+        assert!(matches!(classify(url, ureq::Error::ConnectionFailed), DlError::Unreachable(_)));
+        assert!(matches!(
+            classify(url, ureq::Error::Timeout(ureq::Timeout::Connect)),
+            DlError::Unreachable(_)
+        ));
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert!(matches!(classify(url, ureq::Error::Io(refused)), DlError::Unreachable(_)));
+        // The host resolves (a literal address): a broken connection is worth a retry.
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert!(matches!(classify(url, ureq::Error::Io(reset)), DlError::Transient(_)));
+        assert!(matches!(
+            classify(url, ureq::Error::Timeout(ureq::Timeout::RecvResponse)),
+            DlError::Transient(_)
+        ));
+        assert!(matches!(classify(url, ureq::Error::BadUri("x".into())), DlError::Permanent(_)));
+    }
+
+    #[test]
+    fn authority_is_host_and_port() {
+        assert_eq!(
+            authority("http://Research.Microsoft.com/a/b.zip").as_deref(),
+            Some("research.microsoft.com")
+        );
+        assert_eq!(authority("http://127.0.0.1:8080/x").as_deref(), Some("127.0.0.1:8080"));
+        assert_eq!(authority("not a url"), None);
+    }
+}

@@ -1,0 +1,122 @@
+//! One file from a mirror (a folder or an HTTP(S) address laid out like a collection root)
+//! into the cache: `<mirror>/<rel>.gz` is preferred, then the plain `<rel>`; the file is
+//! decompressed into a staging folder, hashed on the way, checked and renamed into place.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+use flate2::read::MultiGzDecoder;
+use ltr_data::manifest::Variant;
+use ltr_data::reader::hex;
+use sha2::{Digest, Sha256};
+
+use crate::cache::remove_quietly;
+use crate::error::FetchError;
+use crate::fetcher::Fetcher;
+use crate::http::DlError;
+use crate::options::Mirror;
+use crate::progress::Progress;
+
+impl Fetcher {
+    /// Gets one file from the mirror into the cache. `Ok(None)`: the mirror does not have
+    /// it. `Ok(Some(verified))`: installed (`false`: no published hash, recorded now). A
+    /// mirror address that cannot be reached is a [`FetchError::Download`].
+    pub(crate) fn fetch_from_mirror(
+        &self,
+        mirror: &Mirror,
+        variant: &Variant,
+        file: &str,
+    ) -> Result<Option<bool>, FetchError> {
+        let rel = variant.rel_path(file);
+        let staging = self.cache.staging()?;
+        let staged = staging.path().join("file");
+        let actual = match mirror {
+            Mirror::Dir(d) => {
+                let gz = d.join(format!("{rel}.gz"));
+                let plain = d.join(&rel);
+                let (src, is_gz) = if gz.is_file() {
+                    (gz, true)
+                } else if plain.is_file() {
+                    (plain, false)
+                } else {
+                    return Ok(None);
+                };
+                let io = |source| FetchError::Io { path: src.clone(), source };
+                let f = File::open(&src).map_err(io)?;
+                let size = f.metadata().map(|m| m.len()).ok();
+                self.progress.begin(&rel, size);
+                let counted = Counting { inner: BufReader::new(f), progress: &*self.progress };
+                let r = if is_gz {
+                    copy_hashing(MultiGzDecoder::new(counted), &src, &staged)
+                } else {
+                    copy_hashing(counted, &src, &staged)
+                };
+                self.progress.end();
+                r?
+            }
+            Mirror::Url(base) => {
+                let dl = staging.path().join("download");
+                let mut got = None;
+                for (suffix, is_gz) in [(".gz", true), ("", false)] {
+                    let url = format!("{base}/{rel}{suffix}");
+                    match self.http.get(&url, &dl, &rel) {
+                        Ok(()) => {
+                            got = Some(is_gz);
+                            break;
+                        }
+                        Err(DlError::NotFound(_)) => remove_quietly(&dl),
+                        Err(e) => {
+                            return Err(FetchError::Download { url, reason: e.reason().to_owned() });
+                        }
+                    }
+                }
+                let Some(is_gz) = got else { return Ok(None) };
+                let f = File::open(&dl).map_err(|source| FetchError::Io { path: dl.clone(), source })?;
+                if is_gz {
+                    copy_hashing(MultiGzDecoder::new(BufReader::new(f)), &dl, &staged)?
+                } else {
+                    copy_hashing(BufReader::new(f), &dl, &staged)?
+                }
+            }
+        };
+        self.cache.commit(variant, file, &staged, &actual).map(Some)
+    }
+}
+
+/// Copies `reader` into a new file `dest` (flushed to disk), returning the sha256 of what
+/// was copied. Read errors name `src`, write errors `dest`.
+pub(crate) fn copy_hashing(mut reader: impl Read, src: &Path, dest: &Path) -> Result<String, FetchError> {
+    let write_err = |source| FetchError::Io { path: dest.to_owned(), source };
+    let mut out = BufWriter::new(File::create(dest).map_err(write_err)?);
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(source) => {
+                return Err(FetchError::Io { path: src.to_owned(), source });
+            }
+        };
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(write_err)?;
+    }
+    out.into_inner().map_err(|e| write_err(e.into_error()))?.sync_all().map_err(write_err)?;
+    Ok(hex(&hasher.finalize()))
+}
+
+/// A reader that reports the bytes it yields.
+struct Counting<'a, R> {
+    inner: R,
+    progress: &'a dyn Progress,
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.advance(n as u64);
+        Ok(n)
+    }
+}

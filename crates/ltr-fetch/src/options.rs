@@ -1,0 +1,98 @@
+//! How fetching works: the cache folder, the mirror, retries and timeouts. Built by the
+//! caller (the CLI reads the environment and the command line); nothing here reads the
+//! environment.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::error::FetchError;
+
+/// Where to get files before the embedded data and the official addresses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mirror {
+    /// A local folder laid out like a collection root (`letor3/OHSUMED/...`, files `.gz` or
+    /// plain).
+    Dir(PathBuf),
+    /// An `http://` or `https://` base address with the same layout (no trailing `/`).
+    Url(String),
+}
+
+impl FromStr for Mirror {
+    type Err = FetchError;
+
+    /// `http://...` or `https://...` (any case) is a [`Mirror::Url`]; anything else
+    /// non-empty is a [`Mirror::Dir`].
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err(FetchError::Mirror {
+                mirror: s.to_owned(),
+                reason: "empty; give a folder or an http(s):// address".into(),
+            });
+        }
+        let lower = s.to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            Ok(Self::Url(s.trim_end_matches('/').to_owned()))
+        } else {
+            Ok(Self::Dir(PathBuf::from(s)))
+        }
+    }
+}
+
+impl std::fmt::Display for Mirror {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Dir(d) => write!(f, "{}", d.display()),
+            Self::Url(u) => f.write_str(u),
+        }
+    }
+}
+
+/// How a [`crate::Fetcher`] works.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchOptions {
+    /// The cache root.
+    pub data_dir: PathBuf,
+    /// A mirror tried before the embedded data and the official addresses.
+    pub mirror: Option<Mirror>,
+    /// Retries of a download after a stalled or interrupted transfer, or a server error,
+    /// that made no progress (per address). A host that cannot be resolved or refuses the
+    /// connection is never retried.
+    pub retries: u32,
+    /// Wait before the first retry; doubled at each further retry (capped at 5 minutes).
+    pub backoff: Duration,
+    /// Stall limit once connected: sending the request, waiting for the response, each
+    /// read. Zero means none.
+    pub timeout: Duration,
+    /// Limit on resolving the host and connecting to it. Zero means none.
+    pub connect_timeout: Duration,
+}
+
+impl FetchOptions {
+    /// Defaults for a cache at `data_dir`: no mirror, 4 retries, 1 s backoff, 60 s stall
+    /// limit, 10 s to connect.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            data_dir: data_dir.into(),
+            mirror: None,
+            retries: 4,
+            backoff: Duration::from_secs(1),
+            timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirror_parses() {
+        assert_eq!("https://x.org/d/".parse::<Mirror>().unwrap(), Mirror::Url("https://x.org/d".into()));
+        assert_eq!("HTTP://x".parse::<Mirror>().unwrap(), Mirror::Url("HTTP://x".into()));
+        assert_eq!("../shared/datasets".parse::<Mirror>().unwrap(), Mirror::Dir("../shared/datasets".into()));
+        assert!(" ".parse::<Mirror>().is_err());
+    }
+}
