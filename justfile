@@ -1,9 +1,8 @@
 # ltr: common tasks. `just --list` shows them all.
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
-# The dataset mirror beside the project (../shared/datasets) when present; LTR_MIRROR wins.
-mirror_dir := justfile_directory() / ".." / "shared" / "datasets"
-export LTR_MIRROR := env_var_or_default("LTR_MIRROR", if path_exists(mirror_dir) == "true" { mirror_dir } else { "" })
+# No data setup: OHSUMED and MQ2008 are compiled into `ltr`. For other datasets, set
+# LTR_MIRROR (or pass --mirror) to a folder or address laid out like a collection root.
 
 default:
     @just --list
