@@ -35,7 +35,7 @@ struct Route {
     /// Every request gets at most this many bytes of its body, then the connection drops.
     truncate_each: Option<usize>,
     /// The first request gets this many bytes, then the server stalls (sends nothing more
-    /// for 3 s) before dropping the connection.
+    /// for 5 s) before dropping the connection.
     stall_first: Option<usize>,
 }
 
@@ -148,7 +148,7 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         out.write_all(&body[..cut.unwrap_or(body.len()).min(body.len())])?;
         out.flush()?;
         if stall {
-            std::thread::sleep(Duration::from_secs(3));
+            std::thread::sleep(Duration::from_secs(5));
         }
         Ok::<(), std::io::Error>(())
     };
@@ -805,12 +805,12 @@ fn a_stalled_transfer_times_out_and_is_resumed() {
     );
     let dir = tempfile::tempdir().unwrap();
     let f = Fetcher::new(
-        FetchOptions { timeout: Duration::from_millis(300), ..opts(dir.path()) },
+        FetchOptions { timeout: Duration::from_secs(1), ..opts(dir.path()) },
         Arc::new(NoProgress),
     );
     let t = Instant::now();
     let r = f.fetch_dataset(&m, "S", Variants::Default).unwrap();
-    assert!(t.elapsed() < Duration::from_secs(3), "waited for the stalled server: {:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(4), "waited for the stalled server: {:?}", t.elapsed());
     assert_eq!(r.installed.len(), 3);
     assert_eq!(server.requests_for("/s.zip"), vec![None, Some(format!("bytes={cut}-"))]);
     assert_no_leftovers(dir.path());
