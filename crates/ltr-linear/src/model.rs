@@ -25,12 +25,6 @@ impl LinearModel {
         Self { weights, bias }
     }
 
-    /// The score of one row: `weights . row + bias`.
-    #[inline]
-    pub fn score(&self, row: &[f32]) -> f64 {
-        dot(&self.weights, row) + self.bias
-    }
-
     /// Whether every weight and the bias are finite.
     pub fn is_finite(&self) -> bool {
         self.bias.is_finite() && self.weights.iter().all(|w| w.is_finite())
@@ -42,8 +36,10 @@ impl Ranker for LinearModel {
         self.weights.len()
     }
 
+    /// `weights . row + bias`.
+    #[inline]
     fn score_row(&self, row: &[f32]) -> f64 {
-        self.score(row)
+        dot(&self.weights, row) + self.bias
     }
 }
 
@@ -55,7 +51,7 @@ mod tests {
     #[test]
     fn scores_and_reads_older_layouts() {
         let m = LinearModel::new(vec![2.0, -1.0], 0.5);
-        assert_eq!(m.score(&[1.0, 3.0]), -0.5);
+        assert_eq!(m.score_row(&[1.0, 3.0]), -0.5);
         assert_eq!(m.n_features(), 2);
         let json = serde_json::to_string(&m).unwrap();
         assert_eq!(json, r#"{"weights":[2.0,-1.0],"bias":0.5}"#);
@@ -71,6 +67,6 @@ mod tests {
     fn a_zero_bias_scores_like_a_sum_from_plus_zero() {
         // dot + 0.0 turns the -0.0 of an all-zero product into +0.0, as a sum started at +0.0.
         let m = LinearModel::new(vec![-1.0, -2.0], 0.0);
-        assert!(m.score(&[0.0, 0.0]).is_sign_positive());
+        assert!(m.score_row(&[0.0, 0.0]).is_sign_positive());
     }
 }
