@@ -42,6 +42,8 @@ mod sampler;
 use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Ranker, Result, Rng, Validation,
 };
+use ltr_linear::sgd::{self, Schedule};
+use ltr_linear::{LinearModel, dot};
 use serde::{Deserialize, Serialize};
 
 use crate::sampler::{Draw, Sampler};
@@ -202,7 +204,7 @@ impl<'a> Trainer<'a> {
                     CrrLoss::Logistic => y * self.grade_scale,
                 };
                 let (wx, wb) = self.w.split_at_mut(d);
-                let mut s: f64 = wx.iter().zip(x).map(|(w, &v)| w * f64::from(v)).sum();
+                let mut s = dot(wx, x);
                 if let Some(b) = wb.first() {
                     s += b;
                 }
@@ -248,8 +250,7 @@ impl<'a> Trainer<'a> {
 
     fn model(&self, steps: usize) -> CrrModel {
         CrrModel {
-            weights: self.w[..self.d].to_vec(),
-            bias: self.w.get(self.d).copied().unwrap_or(0.0),
+            linear: LinearModel::new(self.w[..self.d].to_vec(), self.w.get(self.d).copied().unwrap_or(0.0)),
             loss: self.loss,
             steps,
         }
@@ -277,36 +278,26 @@ impl Crr {
         }
         let mut trainer = Trainer::new(train, p);
         let mut counts = StepCounts::default();
-        let mut best: Option<(f64, CrrModel)> = None;
-        let mut next_checkpoint = 1;
-        let checkpoint_at = |k: usize| (p.steps as u128 * k as u128 / p.checkpoints as u128) as usize;
-        for t in 1..=p.steps {
-            let draw = if rng.uniform() < p.alpha {
-                counts.examples += 1;
-                Draw::Example(sampler.example(rng))
-            } else {
-                counts.pairs += 1;
-                let (i, j) = sampler.pair(rng);
-                Draw::Pair(i, j)
-            };
-            trainer.step(t as u64, draw);
-            if let Some(v) = valid
-                && t == checkpoint_at(next_checkpoint)
-            {
-                let model = trainer.model(t);
-                let value = v.evaluate_model(&model)?;
-                log::debug!("crr: step {t}: validation {} {value:.6}", v.measure.name());
-                if best.as_ref().is_none_or(|(b, _)| value > *b) {
-                    best = Some((value, model));
-                }
-                next_checkpoint += 1;
-            }
-        }
-        let model = match best {
-            Some((_, m)) => m,
-            None => trainer.model(p.steps),
-        };
-        if !model.bias.is_finite() || model.weights.iter().any(|w| !w.is_finite()) {
+        let outcome = sgd::run(
+            INFO.id,
+            Schedule::new(p.steps, p.checkpoints),
+            valid,
+            &mut trainer,
+            |trainer, t| {
+                let draw = if rng.uniform() < p.alpha {
+                    counts.examples += 1;
+                    Draw::Example(sampler.example(rng))
+                } else {
+                    counts.pairs += 1;
+                    let (i, j) = sampler.pair(rng);
+                    Draw::Pair(i, j)
+                };
+                trainer.step(t as u64, draw);
+            },
+            |trainer, t| trainer.model(t),
+        )?;
+        let model = outcome.model;
+        if !model.linear.is_finite() {
             return Err(Error::fit(INFO.id, "the weights are not finite (non-finite feature values?)"));
         }
         Ok((model, counts))
@@ -323,13 +314,13 @@ impl Learner for Crr {
 
 /// A fitted CRR model: `s = weights.x + bias`; the score is `s` (linear) or `sigmoid(s)`
 /// (logistic, in `(0, 1)` as long as `|s|` stays below about 36, where `f64` rounds it to 0
-/// or 1).
+/// or 1). Serialised flat: `{"weights": [...], "bias": b, "loss": ..., "steps": ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CrrModel {
-    /// One weight per feature.
-    pub weights: Vec<f64>,
-    /// The weight of the constant feature (0 without `bias`).
-    pub bias: f64,
+    /// One weight per feature, and the weight of the constant feature as the bias (0 without
+    /// `bias`).
+    #[serde(flatten)]
+    pub linear: LinearModel,
     /// The variant, which fixes the output link.
     pub loss: CrrLoss,
     /// The number of SGD steps this model was taken after (the selected checkpoint with
@@ -339,14 +330,12 @@ pub struct CrrModel {
 
 impl Ranker for CrrModel {
     fn n_features(&self) -> usize {
-        self.weights.len()
+        self.linear.n_features()
     }
 
     fn score_row(&self, row: &[f32]) -> f64 {
-        let mut s = self.bias;
-        for (w, &x) in self.weights.iter().zip(row) {
-            s += w * f64::from(x);
-        }
+        // The same sum as the SGD steps take: `w.x`, then the bias.
+        let s = self.linear.score_row(row);
         match self.loss {
             CrrLoss::Linear => s,
             CrrLoss::Logistic => sigmoid(s),
@@ -469,7 +458,7 @@ mod tests {
         let a = learner.fit(&d, None, &mut Rng::new(1)).unwrap();
         assert_eq!(a, learner.fit(&d, None, &mut Rng::new(1)).unwrap());
         assert_ne!(a, learner.fit(&d, None, &mut Rng::new(2)).unwrap());
-        let norm2: f64 = a.weights.iter().map(|w| w * w).sum::<f64>() + a.bias * a.bias;
+        let norm2: f64 = dot(&a.linear.weights, &a.linear.weights) + a.linear.bias * a.linear.bias;
         assert!(norm2 <= 10.0 * (1.0 + 1e-12));
         let back: CrrModel = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
         let (sa, sb) = (a.score_vec(&d).unwrap(), back.score_vec(&d).unwrap());

@@ -19,6 +19,7 @@ use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, Params, QueryView, Result, Rng,
     Validation,
 };
+use ltr_linear::dot;
 use ltr_metrics::{Convention, EvalConfig, Metric};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -150,10 +151,6 @@ impl WeakRanker for LinearWeak {
     }
 }
 
-fn dot(w: &[f64], row: &[f32]) -> f64 {
-    w.iter().zip(row).map(|(w, &x)| w * f64::from(x)).sum()
-}
-
 /// A fitted PCRank model.
 pub type PcRankModel = Ensemble<LinearWeak>;
 
@@ -234,11 +231,7 @@ fn closeness_solve(
     let mut w = c.to_vec();
     let mut grad = vec![0.0; d];
     let mut order = Vec::with_capacity(q.len());
-    let objective = |w: &[f64], p: f64| {
-        c.iter().zip(w).map(|(c, w)| c * w).sum::<f64>()
-            - 0.5 * w.iter().map(|w| w * w).sum::<f64>()
-            - gamma * p
-    };
+    let objective = |w: &[f64], p: f64| dot(c, w) - 0.5 * dot(w, w) - gamma * p;
     let mut best_w = w.clone();
     let mut best_j = f64::NEG_INFINITY;
     for k in 1..=steps + 1 {
@@ -281,7 +274,7 @@ impl PcRank {
         } else {
             c
         };
-        let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let norm = dot(&w, &w).sqrt();
         (norm > 0.0 && norm.is_finite())
             .then(|| LinearWeak { query: q.qid.to_owned(), weights: w.iter().map(|v| v / norm).collect() })
     }

@@ -30,7 +30,8 @@ use ltr_core::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::dot;
+use ltr_linear::dot;
+use ltr_linear::sgd::{self, Schedule};
 
 /// Metadata for the comparison tables. Family: Regression, as ordinal regression (ordered
 /// thresholds on a linear score; Liu 2011 files PRank under ordinal-regression pointwise
@@ -172,33 +173,24 @@ impl Learner for Prank {
         let labels = train.labels();
         let mut state = PrankState::new(train.n_features(), n_ranks);
         let mut order: Vec<usize> = (0..train.n_docs()).collect();
-        let mut best: Option<(f64, PrankModel)> = None;
-        for epoch in 1..=self.epochs {
-            if self.shuffle {
-                rng.shuffle(&mut order);
-            }
-            let mut mistakes = 0usize;
-            for &i in &order {
-                mistakes += usize::from(state.step(train.row(i), usize::from(labels[i])));
-            }
-            if let Some(v) = valid {
-                let model = state.model(self.average, epoch);
-                let value = v.evaluate_model(&model)?;
-                log::debug!(
-                    "prank: epoch {epoch}: {mistakes} mistakes, validation {} {value:.6}",
-                    v.measure.name()
-                );
-                if best.as_ref().is_none_or(|(b, _)| value > *b) {
-                    best = Some((value, model));
+        let outcome = sgd::run(
+            INFO.id,
+            Schedule::every_step(self.epochs),
+            valid,
+            &mut state,
+            |state, epoch| {
+                if self.shuffle {
+                    rng.shuffle(&mut order);
                 }
-            } else {
+                let mut mistakes = 0usize;
+                for &i in &order {
+                    mistakes += usize::from(state.step(train.row(i), usize::from(labels[i])));
+                }
                 log::debug!("prank: epoch {epoch}: {mistakes} mistakes");
-            }
-        }
-        let model = match best {
-            Some((_, model)) => model,
-            None => state.model(self.average, self.epochs),
-        };
+            },
+            |state, epoch| state.model(self.average, epoch),
+        )?;
+        let model = outcome.model;
         if model.weights.iter().chain(&model.thresholds).any(|v| !v.is_finite()) {
             return Err(Error::fit(INFO.id, "the weights are not finite (non-finite feature values?)"));
         }

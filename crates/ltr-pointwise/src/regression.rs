@@ -25,13 +25,10 @@
 //! The validation split is not used: ridge has no length parameter; `lambda` is selected by
 //! the harness over a grid.
 
-use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Ranker, Result, Rng, Validation,
-};
+use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
 use serde::{Deserialize, Serialize};
 
-use crate::dot;
-use crate::linalg::cholesky_solve;
+use ltr_linear::{LinearModel, PivotFloor, cholesky, dot};
 
 /// Metadata for the comparison tables.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
@@ -160,14 +157,14 @@ impl Learner for Regression {
             rhs[a] /= nf * scale[a];
         }
 
-        let solved = cholesky_solve(&gram, &rhs, PIVOT_TOL).map_err(|e| {
+        let solved = cholesky::solve(&gram, &rhs, PivotFloor::Largest(PIVOT_TOL)).map_err(|e| {
+            let ltr_linear::Error::NotPositiveDefinite { index, pivot } = e;
             Error::fit(
                 INFO.id,
                 format!(
                     "the normal equations are singular or numerically rank-deficient at feature {} \
-                     (pivot {:.3e}; collinear features, e.g. OHSUMED's); use lambda > 0 (lambda = {})",
-                    active[e.index] + 1,
-                    e.pivot,
+                     (pivot {pivot:.3e}; collinear features, e.g. OHSUMED's); use lambda > 0 (lambda = {})",
+                    active[index] + 1,
                     self.lambda
                 ),
             )
@@ -177,39 +174,25 @@ impl Learner for Regression {
         for (a, &j) in active.iter().enumerate() {
             weights[j] = solved[a] / scale[a];
         }
-        let intercept = y_mean - weights.iter().zip(&mean).map(|(w, mu)| w * mu).sum::<f64>();
+        let intercept = y_mean - dot(&weights, &mean);
         log::debug!(
             "regression: {n} documents, {m} of {d} features non-constant, lambda {}, standardize {}",
             self.lambda,
             self.standardize
         );
-        Ok(RegressionModel { weights, intercept })
+        Ok(LinearModel::new(weights, intercept))
     }
 }
 
-/// A fitted linear regression model: `score(x) = intercept + weights . x`, the estimated grade.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RegressionModel {
-    /// One weight per feature (feature `j + 1` of the file), on the raw feature scale.
-    pub weights: Vec<f64>,
-    /// The intercept (does not change rankings; kept so scores estimate the grade).
-    pub intercept: f64,
-}
-
-impl Ranker for RegressionModel {
-    fn n_features(&self) -> usize {
-        self.weights.len()
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        dot(&self.weights, row) + self.intercept
-    }
-}
+/// A fitted linear regression model: `score(x) = weights . x + bias`, the estimated grade;
+/// the weights are on the raw feature scale, and the bias is the intercept (it does not
+/// change rankings; kept so scores estimate the grade).
+pub type RegressionModel = LinearModel;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use ltr_core::DatasetBuilder;
+    use ltr_core::{DatasetBuilder, Ranker};
 
     use super::*;
 
@@ -234,16 +217,16 @@ mod tests {
         // Raw scale, lambda = 1/3: w = (5/3) / (2/3 + 1/3) = 5/3, b = 2 - 5/3 = 1/3.
         let m = fit(RegressionParams { lambda: 1.0 / 3.0, standardize: false }, &d).unwrap();
         assert!((m.weights[0] - 5.0 / 3.0).abs() < 1e-14, "{m:?}");
-        assert!((m.intercept - 1.0 / 3.0).abs() < 1e-14, "{m:?}");
+        assert!((m.bias - 1.0 / 3.0).abs() < 1e-14, "{m:?}");
         // Standardised, lambda = 1: sd = sqrt(2/3); w' = (5/3)/sd / (1 + 1); w = w'/sd = (5/3)/(4/3) = 5/4;
         // b = 2 - 5/4 = 3/4.
         let m = fit(RegressionParams { lambda: 1.0, standardize: true }, &d).unwrap();
         assert!((m.weights[0] - 1.25).abs() < 1e-14, "{m:?}");
-        assert!((m.intercept - 0.75).abs() < 1e-14, "{m:?}");
+        assert!((m.bias - 0.75).abs() < 1e-14, "{m:?}");
         // lambda = 0: least squares slope Sxy/Sxx = 5/2, b = 2 - 5/2 = -1/2; scale does not matter.
         for standardize in [false, true] {
             let m = fit(RegressionParams { lambda: 0.0, standardize }, &d).unwrap();
-            assert!((m.weights[0] - 2.5).abs() < 1e-14 && (m.intercept + 0.5).abs() < 1e-14, "{m:?}");
+            assert!((m.weights[0] - 2.5).abs() < 1e-14 && (m.bias + 0.5).abs() < 1e-14, "{m:?}");
             assert!((m.score_row(&[1.0]) - 2.0).abs() < 1e-14);
         }
     }
@@ -255,7 +238,7 @@ mod tests {
         let d = data(&rows, &[1, 3, 0, 2]);
         let m = fit(RegressionParams { lambda: 0.0, standardize: false }, &d).unwrap();
         assert!((m.weights[0] - 2.0).abs() < 1e-12 && (m.weights[1] + 1.0).abs() < 1e-12, "{m:?}");
-        assert!((m.intercept - 1.0).abs() < 1e-12, "{m:?}");
+        assert!((m.bias - 1.0).abs() < 1e-12, "{m:?}");
     }
 
     #[test]

@@ -47,9 +47,8 @@ mod pairs;
 mod qp;
 pub mod reference;
 
-use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Ranker, Result, Rng, Validation,
-};
+use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
+use ltr_linear::LinearModel;
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
@@ -229,7 +228,7 @@ impl RankSvm {
             pairs: oracle.n_pairs(),
             planes: sol.planes,
         };
-        Ok((RankSvmModel { weights: sol.w }, stats))
+        Ok((LinearModel::new(sol.w, 0.0), stats))
     }
 
     fn fit_squared(&self, train: &Dataset) -> Result<(RankSvmModel, FitStats)> {
@@ -260,7 +259,7 @@ impl RankSvm {
             pairs: problem.n_pairs(),
             planes: 0,
         };
-        Ok((RankSvmModel { weights: sol.w }, stats))
+        Ok((LinearModel::new(sol.w, 0.0), stats))
     }
 }
 
@@ -287,31 +286,14 @@ impl Learner for RankSvm {
     }
 }
 
-/// A fitted linear ranking function `score(x) = w.x`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RankSvmModel {
-    /// One weight per feature.
-    pub weights: Vec<f64>,
-}
-
-impl Ranker for RankSvmModel {
-    fn n_features(&self) -> usize {
-        self.weights.len()
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        let mut s = 0.0;
-        for (w, &x) in self.weights.iter().zip(row) {
-            s += w * f64::from(x);
-        }
-        s
-    }
-}
+/// A fitted linear ranking function `score(x) = w.x` (bias 0: a constant cancels in every
+/// pair).
+pub type RankSvmModel = LinearModel;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use ltr_core::DatasetBuilder;
+    use ltr_core::{DatasetBuilder, Ranker};
 
     use super::*;
     use crate::reference::AllPairs;
