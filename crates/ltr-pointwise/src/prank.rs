@@ -286,7 +286,7 @@ mod tests {
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
         while xs.len() < n {
             let x: Vec<f32> = (0..3).map(|_| (rng.uniform() * 4.0 - 2.0) as f32).collect();
-            let s: f64 = x.iter().zip(&w).map(|(&x, w)| f64::from(x) * w).sum();
+            let s = dot(&w, &x);
             if b.iter().any(|&br| (s - br).abs() < 0.1) {
                 continue;
             }

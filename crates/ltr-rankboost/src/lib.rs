@@ -21,7 +21,10 @@
 //!   feature) and suffix sums give `r` for every cut.
 
 use ltr_boosting::{Ensemble, WeakRanker};
-use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
+use ltr_core::{
+    AlgorithmInfo, BestCheckpoint, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation,
+};
+use ltr_linear::dot;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -372,7 +375,7 @@ impl<'a> Trainer<'a> {
             for k in (0..g - 1).rev() {
                 above[k] = above[k + 1] + sums.a[k + 1];
             }
-            let zq: f64 = (0..g).map(|k| sums.a[k] * below[k]).sum();
+            let zq = dot(&sums.a, &below);
             z += c * zq;
             for (j, i) in range.enumerate() {
                 let k = self.grade_index[i] as usize;
@@ -509,15 +512,14 @@ impl Learner for RankBoost {
         }
         let mut trainer = Trainer::new(self, train)?;
         let mut vscores = valid.map(|v| vec![0.0; v.data.n_docs()]);
-        let mut best = (f64::NEG_INFINITY, 0usize);
+        // The kept prefix: the round count is the step, the state nothing.
+        let mut best = BestCheckpoint::new();
         while trainer.trace.len() < self.params.rounds {
             let Some(info) = trainer.step() else { break };
             if let (Some(v), Some(vs)) = (valid, vscores.as_mut()) {
                 Ensemble::add_round(&info.weak, info.alpha, v.data, vs);
                 let value = v.evaluate(vs)?;
-                if value > best.0 {
-                    best = (value, info.round);
-                }
+                best.offer(info.round, value, || ());
             }
             log::debug!(
                 "rankboost: round {}: feature {} > {} r {:.5} alpha {:.5}",
@@ -530,7 +532,7 @@ impl Learner for RankBoost {
         }
         let mut model = trainer.model;
         if valid.is_some() {
-            model.truncate(best.1);
+            model.truncate(best.best().map_or(0, |b| b.step));
         }
         Ok(model)
     }
