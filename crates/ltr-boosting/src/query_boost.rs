@@ -84,11 +84,11 @@ pub struct BoostConfig {
     pub algorithm: &'static str,
     /// The per-query measure `E(q, .)` (MAP, NDCG@k, ...: all in `[0, 1]`).
     pub metric: Metric,
-    /// How `E` is computed. Use the evaluation's official convention
-    /// (`EvalConfig::official(Convention::Letor3)`) so that training optimises exactly what
-    /// the LETOR scripts report: gain `2^g - 1`, discount `1` for ranks 1-2 and
-    /// `1/log2(r)` after, NDCG@k = 0 for a query with fewer than `k` documents, ties in
-    /// file order.
+    /// How `E` is computed. Learners pass `EvalConfig::of(train)`, the official configuration
+    /// of the convention the training data carries, so that training optimises exactly what
+    /// is reported for that data (LETOR: gain `2^g - 1`, discount `1` for ranks 1-2 and
+    /// `1/log2(r)` after, NDCG@k = 0 for a query with fewer than `k` documents, ties in file
+    /// order; MSLR: relevant from grade 2).
     pub eval: EvalConfig,
     /// Round cap.
     pub max_rounds: usize,

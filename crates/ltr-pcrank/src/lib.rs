@@ -20,7 +20,7 @@ use ltr_core::{
     Validation,
 };
 use ltr_linear::dot;
-use ltr_metrics::{Convention, EvalConfig, Metric};
+use ltr_metrics::{EvalConfig, Metric};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -74,11 +74,9 @@ pub struct PcRankParams {
     /// Maximum number of boosting rounds. Default 100. With validation data the model keeps
     /// the best prefix on it.
     pub rounds: usize,
-    /// The per-query measure the loop weights queries by: `map` or `ndcg@K`. Default `map`.
+    /// The per-query measure the loop weights queries by: `map` or `ndcg@K`, computed under
+    /// the convention the training data carries. Default `map`.
     pub metric: Metric,
-    /// The convention the measure is computed under. Default `letor3` (the LETOR scripts';
-    /// `letor4` is identical for MAP and NDCG).
-    pub convention: Convention,
     /// `psi`: `identity` or `gain` (`2^r - 1`). Default `identity`.
     pub label_transform: LabelTransform,
     /// `gamma`, the weight of the same-grade closeness term. Default 0 (pure closed form).
@@ -103,7 +101,6 @@ impl Default for PcRankParams {
         Self {
             rounds: 100,
             metric: Metric::Map,
-            convention: Convention::Letor3,
             label_transform: LabelTransform::Identity,
             closeness: 0.0,
             closeness_weight: ClosenessWeight::One,
@@ -279,15 +276,17 @@ impl PcRank {
             .then(|| LinearWeak { query: q.qid.to_owned(), weights: w.iter().map(|v| v / norm).collect() })
     }
 
-    /// The loop configuration this learner runs.
-    pub fn boost_config(&self) -> BoostConfig {
+    /// The loop configuration this learner runs on `train`: the measure is computed under
+    /// the official configuration of the convention the training data carries
+    /// ([`EvalConfig::of`]), the one its numbers are reported under.
+    pub fn boost_config(&self, train: &Dataset) -> BoostConfig {
         let p = &self.params;
         BoostConfig {
             max_rounds: p.rounds,
             no_reselect: p.no_reselect,
             require_improvement: p.require_improvement,
             skip_uninformative: p.skip_uninformative,
-            ..BoostConfig::new(INFO.id, p.metric, EvalConfig::official(p.convention))
+            ..BoostConfig::new(INFO.id, p.metric, EvalConfig::of(train))
         }
     }
 
@@ -305,7 +304,7 @@ impl PcRank {
             return Err(Error::fit(INFO.id, "no training query yields a non-zero weak ranker"));
         }
         log::debug!("pcrank: {} query models from {} queries", candidates.len(), train.n_queries());
-        boost(&mut QuerySource { candidates }, train, valid, &self.boost_config())
+        boost(&mut QuerySource { candidates }, train, valid, &self.boost_config(train))
     }
 }
 
