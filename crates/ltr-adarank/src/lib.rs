@@ -10,7 +10,10 @@
 
 pub use ltr_boosting::FeatureRanker;
 use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, FeatureSource, boost};
-use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
+use ltr_core::{
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+    param_info,
+};
 use ltr_metrics::{EvalConfig, Metric};
 use serde::{Deserialize, Serialize};
 
@@ -105,18 +108,36 @@ impl Default for AdaRankNdcgParams {
     }
 }
 
-fn check_rounds(rounds: usize) -> Result<()> {
-    if rounds == 0 {
-        return Err(Error::param("rounds", rounds, "must be at least 1"));
-    }
-    Ok(())
+/// The rows of both variants' parameter tables (AdaRank-NDCG adds `k`).
+mod rows {
+    use ltr_core::ParamInfo;
+
+    pub(crate) const K: ParamInfo = ParamInfo::int("k", 1, 10_000, "the NDCG cut-off of E");
+    pub(crate) const ROUNDS: ParamInfo =
+        ParamInfo::int("rounds", 1, 100_000, "round cap; with vali the best prefix is kept");
+    pub(crate) const NEGATED_FEATURES: ParamInfo =
+        ParamInfo::flag("negated_features", "also offer every feature with its sign flipped");
+    pub(crate) const NO_RESELECT: ParamInfo =
+        ParamInfo::flag("no_reselect", "forbid the feature chosen in the previous round");
+    pub(crate) const REQUIRE_IMPROVEMENT: ParamInfo =
+        ParamInfo::flag("require_improvement", "accept a feature only if it improves the weighted measure");
+    pub(crate) const SKIP_UNINFORMATIVE: ParamInfo =
+        ParamInfo::flag("skip_uninformative", "leave out training queries whose measure cannot change");
 }
 
 impl Params for AdaRankMapParams {
     type Checked = AdaRank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        rows::ROUNDS,
+        rows::NEGATED_FEATURES,
+        rows::NO_RESELECT,
+        rows::REQUIRE_IMPROVEMENT,
+        rows::SKIP_UNINFORMATIVE,
+    ];
+
     fn validate(&self) -> Result<AdaRank> {
-        check_rounds(self.rounds)?;
+        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
         Ok(AdaRank {
             info: INFO_MAP,
             metric: Metric::Map,
@@ -132,11 +153,18 @@ impl Params for AdaRankMapParams {
 impl Params for AdaRankNdcgParams {
     type Checked = AdaRank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        rows::K,
+        rows::ROUNDS,
+        rows::NEGATED_FEATURES,
+        rows::NO_RESELECT,
+        rows::REQUIRE_IMPROVEMENT,
+        rows::SKIP_UNINFORMATIVE,
+    ];
+
     fn validate(&self) -> Result<AdaRank> {
-        if self.k == 0 {
-            return Err(Error::param("k", self.k, "must be at least 1"));
-        }
-        check_rounds(self.rounds)?;
+        param_info(Self::TABLE, "k").check_int(self.k as u64)?;
+        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
         Ok(AdaRank {
             info: INFO_NDCG,
             metric: Metric::Ndcg(self.k),
@@ -276,6 +304,21 @@ mod tests {
         let s = model.score_vec(&d).unwrap();
         assert!(s[0] > s[2] && s[2] > s[1]);
         assert!(s[5] > s[4] && s[4] > s[3]);
+    }
+
+    #[test]
+    fn parameter_tables_match_the_defaults_and_the_readme() {
+        let readme = include_str!("../README.md");
+        ltr_core::check_table::<AdaRankMapParams>().unwrap();
+        ltr_core::check_table::<AdaRankNdcgParams>().unwrap();
+        ltr_core::check_readme::<AdaRankMapParams>(readme).unwrap();
+        ltr_core::check_readme::<AdaRankNdcgParams>(readme).unwrap();
+        // The README has one table for both ids: AdaRank-NDCG's keys.
+        for row in ltr_core::readme_rows(readme) {
+            assert!(AdaRankNdcgParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
+        }
+        assert!(AdaRankNdcgParams { k: 0, ..Default::default() }.validate().is_err());
+        assert!(AdaRankMapParams { rounds: 100_001, ..Default::default() }.validate().is_err());
     }
 
     /// The training measure follows the convention the data carries. Query A has grades

@@ -11,13 +11,13 @@
 //! picks, round by round, the query model with the best query-weighted measure on the whole
 //! training set.
 //!
-//! No publication describing PCRank was found; the method follows the project's issue 4
+//! No publication describing PCRank was found; the method follows the project's own
 //! specification, and the boosting loop is AdaRank's (Xu & Li, SIGIR 2007). See README.
 
 use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, WeakRanker, WeakSource, boost};
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, Params, QueryView, Result, Rng,
-    Validation,
+    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, QueryView, Result,
+    Rng, Validation, param_info,
 };
 use ltr_linear::dot;
 use ltr_metrics::{EvalConfig, Metric};
@@ -33,7 +33,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     year: 2007,
     loss: LossType::Pairwise,
     optimizer: "closed form per query + query-weighted boosting",
-    reference: "No PCRank publication found; per-query closed form as specified in ltr issue 4, boosted with the loop of J. Xu, H. Li, AdaRank, SIGIR 2007.",
+    reference: "No PCRank publication found; per-query closed form as specified by the ltr project, boosted with the loop of J. Xu, H. Li, AdaRank, SIGIR 2007.",
 };
 
 /// The monotone label transform `psi` applied to grades before the closed form.
@@ -115,16 +115,47 @@ impl Default for PcRankParams {
 impl Params for PcRankParams {
     type Checked = PcRank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::int(
+            "rounds",
+            1,
+            10_000,
+            "round cap of the boosting loop; with vali the best prefix is kept",
+        ),
+        ParamInfo::choice(
+            "metric",
+            &["map", "ndcg@K"],
+            "the per-query measure E, under the data's convention",
+        ),
+        ParamInfo::choice("label_transform", &["identity", "gain"], "psi applied to grades: r, or 2^r - 1"),
+        ParamInfo::real(
+            "closeness",
+            0.0,
+            1e6,
+            "gamma, weight of the same-grade closeness term (0: pure closed form)",
+        ),
+        ParamInfo::choice(
+            "closeness_weight",
+            &["one", "label"],
+            "phi, the per-grade weight of closeness: 1 or psi(r)",
+        ),
+        ParamInfo::int(
+            "subgradient_steps",
+            0,
+            10_000,
+            "subgradient steps per query; at least 1 when closeness > 0",
+        ),
+        ParamInfo::flag("no_reselect", "forbid the query model chosen in the previous round"),
+        ParamInfo::flag("require_improvement", "accept a model only if it improves the weighted measure"),
+        ParamInfo::flag("skip_uninformative", "leave out of the loop queries whose measure cannot change"),
+    ];
+
     fn validate(&self) -> Result<PcRank> {
-        if self.rounds == 0 {
-            return Err(Error::param("rounds", self.rounds, "must be at least 1"));
-        }
-        if !matches!(self.metric, Metric::Map | Metric::Ndcg(_)) {
-            return Err(Error::param("metric", self.metric, "must be map or ndcg@K"));
-        }
-        if !(self.closeness.is_finite() && self.closeness >= 0.0) {
-            return Err(Error::param("closeness", self.closeness, "must be finite and >= 0"));
-        }
+        let info = |key| param_info(Self::TABLE, key);
+        info("rounds").check_int(self.rounds as u64)?;
+        info("metric").check_choice(&self.metric.to_string())?;
+        info("closeness").check_real(self.closeness)?;
+        info("subgradient_steps").check_int(self.subgradient_steps as u64)?;
         if self.closeness > 0.0 && self.subgradient_steps == 0 {
             return Err(Error::param("subgradient_steps", self.subgradient_steps, "must be at least 1"));
         }

@@ -54,6 +54,18 @@ fn params_defaults_keys_and_validation() {
 /// w = 3 (1, 0) - 3 (1, 1) = (0, -3). The pair sum gives the same: (x0 - x1) * 1 +
 /// (x0 - x2) * 2 + (x1 - x2) * 1 = (1, -1) + (0, -2) + (-1, 0) = (0, -3).
 #[test]
+fn parameter_table_matches_the_defaults_and_the_readme() {
+    let readme = include_str!("../README.md");
+    ltr_core::check_table::<PcRankParams>().unwrap();
+    ltr_core::check_readme::<PcRankParams>(readme).unwrap();
+    for row in ltr_core::readme_rows(readme) {
+        assert!(PcRankParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
+    }
+    assert!(PcRankParams { metric: Metric::Ndcg(10), ..Default::default() }.validate().is_ok());
+    assert!(PcRankParams { rounds: 10_001, ..Default::default() }.validate().is_err());
+}
+
+#[test]
 fn closed_form_by_hand() {
     let d = dataset(2, &[(&[2, 1, 0], &[&[1.0, 0.0], &[0.0, 1.0], &[1.0, 1.0]])]);
     assert_eq!(closed_form(&d.query(0), f64::from), vec![0.0, -3.0]);

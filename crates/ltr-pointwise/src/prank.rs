@@ -26,7 +26,8 @@
 //! [`PrankModel::predict_rank`] gives the ordinal prediction.
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, Params, Ranker, Result, Rng, Validation,
+    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
+    Validation, param_info,
 };
 use serde::{Deserialize, Serialize};
 
@@ -70,10 +71,19 @@ impl Default for PrankParams {
 impl Params for PrankParams {
     type Checked = Prank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::int(
+            "epochs",
+            1,
+            10_000,
+            "passes over the training documents; with vali the best epoch is kept",
+        ),
+        ParamInfo::flag("average", "return the averaged model (mean of the states after every step)"),
+        ParamInfo::flag("shuffle", "visit the documents in a new seeded random order each epoch"),
+    ];
+
     fn validate(&self) -> Result<Prank> {
-        if self.epochs == 0 {
-            return Err(Error::param("epochs", self.epochs, "must be at least 1"));
-        }
+        param_info(Self::TABLE, "epochs").check_int(self.epochs as u64)?;
         Ok(Prank { epochs: self.epochs, average: self.average, shuffle: self.shuffle })
     }
 }
@@ -381,6 +391,19 @@ mod tests {
         let chosen = values.iter().position(|&v| v == best).unwrap() + 1;
         assert_eq!(m.epochs, chosen);
         assert_eq!(-m.score_row(d.row(0)), best);
+    }
+
+    #[test]
+    fn parameter_table_matches_the_defaults_and_the_readme() {
+        let readme = include_str!("../README.md");
+        ltr_core::check_table::<PrankParams>().unwrap();
+        ltr_core::check_readme::<PrankParams>(readme).unwrap();
+        // Every parameter row of the README belongs to one of the crate's two algorithms.
+        for row in ltr_core::readme_rows(readme) {
+            let mut known = PrankParams::TABLE.iter().chain(crate::RegressionParams::TABLE);
+            assert!(known.any(|p| p.key == row.key), "README row `{}`", row.key);
+        }
+        assert!(PrankParams { epochs: 10_001, ..Default::default() }.validate().is_err());
     }
 
     #[test]

@@ -25,7 +25,10 @@
 //! The validation split is not used: ridge has no length parameter; `lambda` is selected by
 //! the harness over a grid.
 
-use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
+use ltr_core::{
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+    param_info,
+};
 use serde::{Deserialize, Serialize};
 
 use ltr_linear::{LinearModel, PivotFloor, cholesky, dot};
@@ -66,10 +69,21 @@ impl Default for RegressionParams {
 impl Params for RegressionParams {
     type Checked = Regression;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::real(
+            "lambda",
+            0.0,
+            1e6,
+            "L2 strength on the weights (not the intercept); 0 is least squares",
+        ),
+        ParamInfo::flag(
+            "standardize",
+            "penalise the weights of standardised features (the model scores raw rows)",
+        ),
+    ];
+
     fn validate(&self) -> Result<Regression> {
-        if !self.lambda.is_finite() || self.lambda < 0.0 {
-            return Err(Error::param("lambda", self.lambda, "must be a finite number >= 0"));
-        }
+        param_info(Self::TABLE, "lambda").check_real(self.lambda)?;
         Ok(Regression { lambda: self.lambda, standardize: self.standardize })
     }
 }
@@ -274,6 +288,14 @@ mod tests {
         assert_eq!(p.lambda, 0.5);
         assert!(p.standardize);
         assert!(serde_json::from_str::<RegressionParams>(r#"{"lamda": 0.5}"#).is_err());
+    }
+
+    #[test]
+    fn parameter_table_matches_the_defaults_and_the_readme() {
+        ltr_core::check_table::<RegressionParams>().unwrap();
+        ltr_core::check_readme::<RegressionParams>(include_str!("../README.md")).unwrap();
+        let e = RegressionParams { lambda: 1e7, ..Default::default() }.validate().unwrap_err();
+        assert!(e.to_string().contains("[0, 1000000]"), "{e}");
     }
 
     #[test]

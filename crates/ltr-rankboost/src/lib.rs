@@ -22,7 +22,8 @@
 
 use ltr_boosting::{Ensemble, WeakRanker};
 use ltr_core::{
-    AlgorithmInfo, BestCheckpoint, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation,
+    AlgorithmInfo, BestCheckpoint, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng,
+    Validation, param_info,
 };
 use ltr_linear::dot;
 use rayon::prelude::*;
@@ -108,10 +109,29 @@ impl Default for RankBoostParams {
 impl Params for RankBoostParams {
     type Checked = RankBoost;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::int("rounds", 1, 100_000, "round cap; with vali the best prefix is kept"),
+        ParamInfo::int(
+            "thresholds",
+            0,
+            100_000,
+            "T: cuts split each feature's range into T parts (0: every value; not 1)",
+        ),
+        ParamInfo::choice(
+            "threshold_spacing",
+            &["uniform", "quantile"],
+            "cut points evenly spaced or equal-frequency",
+        ),
+        ParamInfo::choice(
+            "pair_weighting",
+            &["pairs", "queries"],
+            "D_1 uniform over all pairs, or equal mass per query",
+        ),
+    ];
+
     fn validate(&self) -> Result<RankBoost> {
-        if self.rounds == 0 {
-            return Err(Error::param("rounds", self.rounds, "must be at least 1"));
-        }
+        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
+        param_info(Self::TABLE, "thresholds").check_int(self.thresholds as u64)?;
         if self.thresholds == 1 {
             return Err(Error::param("thresholds", self.thresholds, "must be 0 (every value) or at least 2"));
         }
