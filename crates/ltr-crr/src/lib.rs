@@ -113,7 +113,7 @@ impl Params for CrrParams {
     type Checked = Crr;
 
     /// `steps` is bounded so that a run stays within minutes: a step costs `O(d)`, about
-    /// 0.2 microseconds on MQ2008's 46 features, so 1e8 steps take about 20 s there.
+    /// 0.3 microseconds on MQ2008's 46 features, so 1e8 steps take about 30 s there.
     const TABLE: &'static [ParamInfo] = &[
         ParamInfo::real(
             "alpha",
