@@ -10,8 +10,11 @@
 
 pub use ltr_boosting::FeatureRanker;
 use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, FeatureSource, boost};
-use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
-use ltr_metrics::{Convention, EvalConfig, Metric};
+use ltr_core::{
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+    param_info,
+};
+use ltr_metrics::{EvalConfig, Metric};
 use serde::{Deserialize, Serialize};
 
 /// Metadata of AdaRank-MAP.
@@ -56,10 +59,6 @@ pub struct AdaRankMapParams {
     /// Leave out training queries whose measure cannot change with the ranking (e.g. no
     /// relevant document). Default `true`.
     pub skip_uninformative: bool,
-    /// The metric convention `E` is computed under: `letor3`, `letor4`, `mslr` or
-    /// `standard`. Default `letor3` (the LETOR scripts' gains, discounts and relevance
-    /// threshold; `letor4` is identical for MAP and NDCG).
-    pub convention: Convention,
 }
 
 impl Default for AdaRankMapParams {
@@ -70,7 +69,6 @@ impl Default for AdaRankMapParams {
             no_reselect: true,
             require_improvement: true,
             skip_uninformative: true,
-            convention: Convention::Letor3,
         }
     }
 }
@@ -94,8 +92,6 @@ pub struct AdaRankNdcgParams {
     pub require_improvement: bool,
     /// Leave out training queries whose measure cannot change. Default `true`.
     pub skip_uninformative: bool,
-    /// The metric convention. Default `letor3`.
-    pub convention: Convention,
 }
 
 impl Default for AdaRankNdcgParams {
@@ -108,23 +104,40 @@ impl Default for AdaRankNdcgParams {
             no_reselect: m.no_reselect,
             require_improvement: m.require_improvement,
             skip_uninformative: m.skip_uninformative,
-            convention: m.convention,
         }
     }
 }
 
-fn check_rounds(rounds: usize) -> Result<()> {
-    if rounds == 0 {
-        return Err(Error::param("rounds", rounds, "must be at least 1"));
-    }
-    Ok(())
+/// The rows of both variants' parameter tables (AdaRank-NDCG adds `k`).
+mod rows {
+    use ltr_core::ParamInfo;
+
+    pub(crate) const K: ParamInfo = ParamInfo::int("k", 1, 10_000, "the NDCG cut-off of E");
+    pub(crate) const ROUNDS: ParamInfo =
+        ParamInfo::int("rounds", 1, 100_000, "round cap; with vali the best prefix is kept");
+    pub(crate) const NEGATED_FEATURES: ParamInfo =
+        ParamInfo::flag("negated_features", "also offer every feature with its sign flipped");
+    pub(crate) const NO_RESELECT: ParamInfo =
+        ParamInfo::flag("no_reselect", "forbid the feature chosen in the previous round");
+    pub(crate) const REQUIRE_IMPROVEMENT: ParamInfo =
+        ParamInfo::flag("require_improvement", "accept a feature only if it improves the weighted measure");
+    pub(crate) const SKIP_UNINFORMATIVE: ParamInfo =
+        ParamInfo::flag("skip_uninformative", "leave out training queries whose measure cannot change");
 }
 
 impl Params for AdaRankMapParams {
     type Checked = AdaRank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        rows::ROUNDS,
+        rows::NEGATED_FEATURES,
+        rows::NO_RESELECT,
+        rows::REQUIRE_IMPROVEMENT,
+        rows::SKIP_UNINFORMATIVE,
+    ];
+
     fn validate(&self) -> Result<AdaRank> {
-        check_rounds(self.rounds)?;
+        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
         Ok(AdaRank {
             info: INFO_MAP,
             metric: Metric::Map,
@@ -133,7 +146,6 @@ impl Params for AdaRankMapParams {
             no_reselect: self.no_reselect,
             require_improvement: self.require_improvement,
             skip_uninformative: self.skip_uninformative,
-            convention: self.convention,
         })
     }
 }
@@ -141,11 +153,18 @@ impl Params for AdaRankMapParams {
 impl Params for AdaRankNdcgParams {
     type Checked = AdaRank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        rows::K,
+        rows::ROUNDS,
+        rows::NEGATED_FEATURES,
+        rows::NO_RESELECT,
+        rows::REQUIRE_IMPROVEMENT,
+        rows::SKIP_UNINFORMATIVE,
+    ];
+
     fn validate(&self) -> Result<AdaRank> {
-        if self.k == 0 {
-            return Err(Error::param("k", self.k, "must be at least 1"));
-        }
-        check_rounds(self.rounds)?;
+        param_info(Self::TABLE, "k").check_int(self.k as u64)?;
+        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
         Ok(AdaRank {
             info: INFO_NDCG,
             metric: Metric::Ndcg(self.k),
@@ -154,7 +173,6 @@ impl Params for AdaRankNdcgParams {
             no_reselect: self.no_reselect,
             require_improvement: self.require_improvement,
             skip_uninformative: self.skip_uninformative,
-            convention: self.convention,
         })
     }
 }
@@ -184,7 +202,6 @@ pub struct AdaRank {
     no_reselect: bool,
     require_improvement: bool,
     skip_uninformative: bool,
-    convention: Convention,
 }
 
 impl AdaRank {
@@ -198,14 +215,16 @@ impl AdaRank {
         self.metric
     }
 
-    /// The loop configuration this learner runs.
-    pub fn boost_config(&self) -> BoostConfig {
+    /// The loop configuration this learner runs on `train`: `E` is computed under the
+    /// official configuration of the convention the training data carries
+    /// ([`EvalConfig::of`]), the one its numbers are reported under.
+    pub fn boost_config(&self, train: &Dataset) -> BoostConfig {
         BoostConfig {
             max_rounds: self.rounds,
             no_reselect: self.no_reselect,
             require_improvement: self.require_improvement,
             skip_uninformative: self.skip_uninformative,
-            ..BoostConfig::new(self.info.id, self.metric, EvalConfig::official(self.convention))
+            ..BoostConfig::new(self.info.id, self.metric, EvalConfig::of(train))
         }
     }
 
@@ -219,7 +238,7 @@ impl AdaRank {
             return Err(Error::fit(self.info.id, "the training data has no feature"));
         }
         let mut source = FeatureSource::new(train.n_features(), self.negated_features);
-        boost(&mut source, train, valid, &self.boost_config())
+        boost(&mut source, train, valid, &self.boost_config(train))
     }
 }
 
@@ -237,7 +256,7 @@ impl Learner for AdaRank {
 mod tests {
     use super::*;
     use ltr_boosting::StopReason;
-    use ltr_core::Ranker;
+    use ltr_core::{Convention, Ranker};
     use ltr_testkit::dataset;
 
     #[test]
@@ -245,10 +264,11 @@ mod tests {
         let m: AdaRankMapParams = serde_json::from_str("{}").unwrap();
         assert_eq!(m, AdaRankMapParams::default());
         assert_eq!(m.rounds, 500);
-        let n: AdaRankNdcgParams = serde_json::from_str(r#"{"k": 5, "convention": "letor4"}"#).unwrap();
+        let n: AdaRankNdcgParams = serde_json::from_str(r#"{"k": 5}"#).unwrap();
         assert_eq!(n.k, 5);
-        assert_eq!(n.convention, Convention::Letor4);
         assert!(serde_json::from_str::<AdaRankMapParams>(r#"{"k": 5}"#).is_err());
+        // The convention comes from the data, not from a parameter.
+        assert!(serde_json::from_str::<AdaRankMapParams>(r#"{"convention": "mslr"}"#).is_err());
         let e = AdaRankMapParams { rounds: 0, ..Default::default() }.validate().unwrap_err();
         assert!(e.to_string().contains("`rounds`"), "{e}");
         let e = AdaRankNdcgParams { k: 0, ..Default::default() }.validate().unwrap_err();
@@ -284,6 +304,47 @@ mod tests {
         let s = model.score_vec(&d).unwrap();
         assert!(s[0] > s[2] && s[2] > s[1]);
         assert!(s[5] > s[4] && s[4] > s[3]);
+    }
+
+    #[test]
+    fn parameter_tables_match_the_defaults_and_the_readme() {
+        let readme = include_str!("../README.md");
+        ltr_core::check_table::<AdaRankMapParams>().unwrap();
+        ltr_core::check_table::<AdaRankNdcgParams>().unwrap();
+        ltr_core::check_readme::<AdaRankMapParams>(readme).unwrap();
+        ltr_core::check_readme::<AdaRankNdcgParams>(readme).unwrap();
+        // The README has one table for both ids: AdaRank-NDCG's keys.
+        for row in ltr_core::readme_rows(readme) {
+            assert!(AdaRankNdcgParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
+        }
+        assert!(AdaRankNdcgParams { k: 0, ..Default::default() }.validate().is_err());
+        assert!(AdaRankMapParams { rounds: 100_001, ..Default::default() }.validate().is_err());
+    }
+
+    /// The training measure follows the convention the data carries. Query A has grades
+    /// [1, 0], query B grades [2, 1]; feature 0 ranks A's grade 1 first and B's grade 1 first,
+    /// feature 1 ranks A's grade 0 first and B's grade 2 first.
+    ///
+    /// letor3 (relevant from 1, also the default when the data names none): B is all relevant,
+    /// so AP cannot change and B is left out; on A, AP(x0) = 1 and AP(x1) = 1/2: round 1 takes
+    /// feature 0 with W = 1 and stops. mslr (relevant from 2): A has no relevant document and
+    /// is left out; on B, AP(x0) = 1/2 and AP(x1) = 1: feature 1.
+    #[test]
+    fn the_training_measure_uses_the_data_convention() {
+        let d = dataset(2, &[(&[1, 0], &[[1.0, 0.0], [0.0, 1.0]]), (&[2, 1], &[[0.0, 1.0], [1.0, 0.0]])]);
+        let learner = AdaRankMapParams::default().validate().unwrap();
+        for (data, loop_query, feature) in [
+            (d.clone(), 0, 0),
+            (d.clone().with_convention(Some(Convention::Letor3)), 0, 0),
+            (d.clone().with_convention(Some(Convention::Mslr)), 1, 1),
+        ] {
+            let out = learner.fit_outcome(&data, None).unwrap();
+            assert_eq!(out.loop_queries, vec![loop_query], "{:?}", data.convention());
+            assert_eq!(out.stop, StopReason::Perfect);
+            assert_eq!(out.model.rounds.len(), 1);
+            assert_eq!(out.model.rounds[0].weak, FeatureRanker { feature, negated: false });
+            assert_eq!(learner.boost_config(&data).eval, EvalConfig::of(&data));
+        }
     }
 
     /// Only -x1 ranks the relevant documents first: with negated features the first round

@@ -10,8 +10,8 @@
 //!   RankBoost.
 //!
 //! The per-query measure `E(q, .)` comes from `ltr-metrics` under an explicit
-//! [`ltr_metrics::EvalConfig`]; learners pass the official LETOR convention so the measure
-//! trained on is the measure reported.
+//! [`ltr_metrics::EvalConfig`]; learners pass the one of the convention the training data
+//! carries (`EvalConfig::of(train)`), so the measure trained on is the measure reported.
 
 mod ensemble;
 mod features;

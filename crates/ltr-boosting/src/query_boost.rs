@@ -15,7 +15,8 @@
 //! 5. `P_{t+1}(q) = exp(-E(q, f_t)) / sum_q' exp(-E(q', f_t))` (the paper's update, not
 //!    RankLib's cumulative product).
 
-use ltr_core::{Dataset, Error, Grade, Result, Validation};
+use ltr_core::{BestCheckpoint, Dataset, Error, Grade, Result, Validation};
+use ltr_linear::dot;
 use ltr_metrics::{EvalConfig, Metric, MetricScratch};
 use rayon::prelude::*;
 
@@ -83,11 +84,11 @@ pub struct BoostConfig {
     pub algorithm: &'static str,
     /// The per-query measure `E(q, .)` (MAP, NDCG@k, ...: all in `[0, 1]`).
     pub metric: Metric,
-    /// How `E` is computed. Use the evaluation's official convention
-    /// (`EvalConfig::official(Convention::Letor3)`) so that training optimises exactly what
-    /// the LETOR scripts report: gain `2^g - 1`, discount `1` for ranks 1-2 and
-    /// `1/log2(r)` after, NDCG@k = 0 for a query with fewer than `k` documents, ties in
-    /// file order.
+    /// How `E` is computed. Learners pass `EvalConfig::of(train)`, the official configuration
+    /// of the convention the training data carries, so that training optimises exactly what
+    /// is reported for that data (LETOR: gain `2^g - 1`, discount `1` for ranks 1-2 and
+    /// `1/log2(r)` after, NDCG@k = 0 for a query with fewer than `k` documents, ties in file
+    /// order; MSLR: relevant from grade 2).
     pub eval: EvalConfig,
     /// Round cap.
     pub max_rounds: usize,
@@ -278,8 +279,9 @@ impl<S: WeakSource> Ctx<'_, S> {
     }
 }
 
+/// `sum_q P(q) E(q)`.
 fn weighted(p: &[f64], e: &[f64]) -> f64 {
-    p.iter().zip(e).map(|(p, e)| p * e).sum()
+    dot(p, e)
 }
 
 fn alpha_of(w: f64) -> f64 {
@@ -327,7 +329,8 @@ pub fn boost<S: WeakSource>(
     let mut model = Ensemble::new(train.n_features());
     let mut trace = Vec::new();
     let mut prev_group = None;
-    let mut best = (f64::NEG_INFINITY, 0usize);
+    // The kept prefix: the round count is the step, the state nothing.
+    let mut best = BestCheckpoint::new();
     let mut stop = StopReason::RoundCap;
     let full_weights = |p: &[f64]| {
         let mut w = vec![0.0; train.n_queries()];
@@ -405,9 +408,7 @@ pub fn boost<S: WeakSource>(
             (Some(v), Some(vs)) => {
                 Ensemble::add_round(&weak, alpha, v.data, vs);
                 let value = v.evaluate(vs)?;
-                if value > best.0 {
-                    best = (value, t);
-                }
+                best.offer(t, value, || ());
                 Some(value)
             }
             _ => None,
@@ -437,7 +438,11 @@ pub fn boost<S: WeakSource>(
             *pk = (-e).exp() / total;
         }
     }
-    let best_rounds = if valid.is_some() { best.1 } else { model.len() };
+    let best_rounds = match best.best() {
+        Some(b) => b.step,
+        None if valid.is_some() => 0,
+        None => model.len(),
+    };
     model.truncate(best_rounds);
     log::debug!("{algo}: stopped ({stop:?}) after {} rounds; keeping {best_rounds}", trace.len());
     Ok(BoostOutcome { model, trace, stop, best_rounds, loop_queries: queries })

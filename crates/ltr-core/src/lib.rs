@@ -27,7 +27,7 @@ pub use convention::Convention;
 pub use dataset::{Dataset, DatasetBuilder, Grade, QueryView};
 pub use error::{Error, Result};
 pub use info::{AlgorithmInfo, Family, LossType};
-pub use params::{ParamInfo, ParamRange, param_info};
+pub use params::{ParamInfo, ParamRange, ReadmeRow, check_readme, check_table, param_info, readme_rows};
 pub use seed::{Rng, derive_seed};
 pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
 pub use traits::{Learner, Measure, Params, Ranker, Validation, check_scoring};

@@ -25,7 +25,9 @@ fn bench_crr(c: &mut Criterion) {
         let name =
             format!("1m_steps_{}_mq2008_fold1", if loss == CrrLoss::Linear { "linear" } else { "logistic" });
         g.bench_function(name, |b| {
-            b.iter(|| learner.fit(std::hint::black_box(&train), None, &mut Rng::new(42)).map(|m| m.bias))
+            b.iter(|| {
+                learner.fit(std::hint::black_box(&train), None, &mut Rng::new(42)).map(|m| m.linear.bias)
+            })
         });
     }
     g.finish();

@@ -17,6 +17,8 @@
 // Index loops read more clearly than iterator chains in the small dense linear algebra here.
 #![allow(clippy::needless_range_loop)]
 
+use ltr_linear::dot;
+
 /// Barrier weight of the first outer iteration.
 pub const MU0: f64 = 1e-5;
 /// Outer iterations; the barrier weight is halved after each (the last uses `MU0 / 16`).
@@ -225,7 +227,7 @@ impl IntervalProblem {
                     ws.rhs[i] = -ws.grad[i];
                 }
                 stats.cg += conjugate_gradient(&ws.h, &ws.rhs, &mut ws.d, m, &mut ws.cg);
-                let slope: f64 = ws.grad.iter().zip(&ws.d).map(|(g, d)| g * d).sum();
+                let slope = dot(&ws.grad, &ws.d);
                 let tol = if outer + 1 == OUTER { NEWTON_TOL } else { NEWTON_TOL_EARLY };
                 if -slope / 2.0 <= tol || !slope.is_finite() || slope >= 0.0 {
                     break;
@@ -323,17 +325,17 @@ fn conjugate_gradient(a: &[f64], b: &[f64], x: &mut [f64], m: usize, buf: &mut [
         z[i] = r[i] * inv_diag(i);
     }
     p.copy_from_slice(z);
-    let mut rz: f64 = r.iter().zip(z.iter()).map(|(a, b)| a * b).sum();
-    let b_norm = b.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let mut rz = dot(r, z);
+    let b_norm = dot(b, b).sqrt();
     if b_norm == 0.0 {
         return 0;
     }
     let max_iter = 10 * m;
     for it in 0..max_iter {
         for i in 0..m {
-            ap[i] = a[i * m..(i + 1) * m].iter().zip(p.iter()).map(|(a, b)| a * b).sum();
+            ap[i] = dot(&a[i * m..(i + 1) * m], p);
         }
-        let pap: f64 = p.iter().zip(ap.iter()).map(|(a, b)| a * b).sum();
+        let pap = dot(p, ap);
         if pap <= 0.0 || !pap.is_finite() {
             return it;
         }
@@ -342,14 +344,14 @@ fn conjugate_gradient(a: &[f64], b: &[f64], x: &mut [f64], m: usize, buf: &mut [
             x[i] += alpha * p[i];
             r[i] -= alpha * ap[i];
         }
-        let r_norm = r.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let r_norm = dot(r, r).sqrt();
         if r_norm <= 1e-13 * b_norm {
             return it + 1;
         }
         for i in 0..m {
             z[i] = r[i] * inv_diag(i);
         }
-        let rz_new: f64 = r.iter().zip(z.iter()).map(|(a, b)| a * b).sum();
+        let rz_new = dot(r, z);
         let beta = rz_new / rz;
         rz = rz_new;
         for i in 0..m {

@@ -13,9 +13,10 @@
 pub mod interval;
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, Params, Ranker, Result, Rng, Validation,
+    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
+    Validation, param_info,
 };
-use ltr_trees::{BoostConfig, Ensemble, Objective, TreeConfig, boost};
+use ltr_trees::{BoostConfig, Ensemble, Objective, TreeConfig, boost, rows};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -77,19 +78,31 @@ impl Default for IntervalRankParams {
 impl Params for IntervalRankParams {
     type Checked = IntervalRank;
 
+    /// `rounds <= 10000`: every round solves an interval problem per training query, so a
+    /// round costs far more than a LambdaMART tree.
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::int(
+            "rounds",
+            1,
+            10_000,
+            "boosting rounds, one tree each; with vali the best prefix is kept",
+        ),
+        ParamInfo::positive("eta", 0.0, 1.0, "step size: each tree's output is scaled by eta"),
+        ParamInfo::positive("lambda1", 0.0, 1e6, "weight of the margin slacks eps"),
+        ParamInfo::positive("lambda2", 0.0, 1e6, "weight of the interval widths xi"),
+        rows::LEAVES,
+        rows::MIN_DATA_IN_LEAF,
+        rows::EARLY_STOPPING_ROUNDS,
+    ];
+
     fn validate(&self) -> Result<IntervalRank> {
-        if self.rounds == 0 {
-            return Err(Error::param("rounds", self.rounds, "must be at least 1"));
-        }
-        if !(self.eta.is_finite() && self.eta > 0.0) {
-            return Err(Error::param("eta", self.eta, "must be finite and positive"));
-        }
-        if !(self.lambda1.is_finite() && self.lambda1 > 0.0) {
-            return Err(Error::param("lambda1", self.lambda1, "must be finite and positive"));
-        }
-        if !(self.lambda2.is_finite() && self.lambda2 > 0.0) {
-            return Err(Error::param("lambda2", self.lambda2, "must be finite and positive"));
-        }
+        // `leaves`, `min_data_in_leaf` and `early_stopping_rounds` are checked by
+        // `boost.validate()` below, through the same rows.
+        let info = |key| param_info(Self::TABLE, key);
+        info("rounds").check_int(self.rounds as u64)?;
+        info("eta").check_real(self.eta)?;
+        info("lambda1").check_real(self.lambda1)?;
+        info("lambda2").check_real(self.lambda2)?;
         let boost = BoostConfig {
             rounds: self.rounds,
             early_stopping_rounds: self.early_stopping_rounds,
@@ -279,6 +292,24 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use ltr_core::DatasetBuilder;
+
+    #[test]
+    fn parameter_table_matches_the_defaults_and_the_readme() {
+        let readme = include_str!("../README.md");
+        ltr_core::check_table::<IntervalRankParams>().unwrap();
+        ltr_core::check_readme::<IntervalRankParams>(readme).unwrap();
+        for row in ltr_core::readme_rows(readme) {
+            assert!(IntervalRankParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
+        }
+        for (p, key) in [
+            (IntervalRankParams { rounds: 10_001, ..Default::default() }, "`rounds`"),
+            (IntervalRankParams { eta: 0.0, ..Default::default() }, "`eta`"),
+            (IntervalRankParams { leaves: 5000, ..Default::default() }, "`leaves`"),
+        ] {
+            let e = p.validate().unwrap_err().to_string();
+            assert!(e.contains(key), "{e}");
+        }
+    }
 
     #[test]
     fn gradient_is_the_distance_to_the_interval() {

@@ -11,15 +11,16 @@
 //! picks, round by round, the query model with the best query-weighted measure on the whole
 //! training set.
 //!
-//! No publication describing PCRank was found; the method follows the project's issue 4
+//! No publication describing PCRank was found; the method follows the project's own
 //! specification, and the boosting loop is AdaRank's (Xu & Li, SIGIR 2007). See README.
 
 use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, WeakRanker, WeakSource, boost};
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, Params, QueryView, Result, Rng,
-    Validation,
+    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, QueryView, Result,
+    Rng, Validation, param_info,
 };
-use ltr_metrics::{Convention, EvalConfig, Metric};
+use ltr_linear::dot;
+use ltr_metrics::{EvalConfig, Metric};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +33,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     year: 2007,
     loss: LossType::Pairwise,
     optimizer: "closed form per query + query-weighted boosting",
-    reference: "No PCRank publication found; per-query closed form as specified in ltr issue 4, boosted with the loop of J. Xu, H. Li, AdaRank, SIGIR 2007.",
+    reference: "No PCRank publication found; per-query closed form as specified by the ltr project, boosted with the loop of J. Xu, H. Li, AdaRank, SIGIR 2007.",
 };
 
 /// The monotone label transform `psi` applied to grades before the closed form.
@@ -73,11 +74,9 @@ pub struct PcRankParams {
     /// Maximum number of boosting rounds. Default 100. With validation data the model keeps
     /// the best prefix on it.
     pub rounds: usize,
-    /// The per-query measure the loop weights queries by: `map` or `ndcg@K`. Default `map`.
+    /// The per-query measure the loop weights queries by: `map` or `ndcg@K`, computed under
+    /// the convention the training data carries. Default `map`.
     pub metric: Metric,
-    /// The convention the measure is computed under. Default `letor3` (the LETOR scripts';
-    /// `letor4` is identical for MAP and NDCG).
-    pub convention: Convention,
     /// `psi`: `identity` or `gain` (`2^r - 1`). Default `identity`.
     pub label_transform: LabelTransform,
     /// `gamma`, the weight of the same-grade closeness term. Default 0 (pure closed form).
@@ -102,7 +101,6 @@ impl Default for PcRankParams {
         Self {
             rounds: 100,
             metric: Metric::Map,
-            convention: Convention::Letor3,
             label_transform: LabelTransform::Identity,
             closeness: 0.0,
             closeness_weight: ClosenessWeight::One,
@@ -117,16 +115,47 @@ impl Default for PcRankParams {
 impl Params for PcRankParams {
     type Checked = PcRank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::int(
+            "rounds",
+            1,
+            10_000,
+            "round cap of the boosting loop; with vali the best prefix is kept",
+        ),
+        ParamInfo::choice(
+            "metric",
+            &["map", "ndcg@K"],
+            "the per-query measure E, under the data's convention",
+        ),
+        ParamInfo::choice("label_transform", &["identity", "gain"], "psi applied to grades: r, or 2^r - 1"),
+        ParamInfo::real(
+            "closeness",
+            0.0,
+            1e6,
+            "gamma, weight of the same-grade closeness term (0: pure closed form)",
+        ),
+        ParamInfo::choice(
+            "closeness_weight",
+            &["one", "label"],
+            "phi, the per-grade weight of closeness: 1 or psi(r)",
+        ),
+        ParamInfo::int(
+            "subgradient_steps",
+            0,
+            10_000,
+            "subgradient steps per query; at least 1 when closeness > 0",
+        ),
+        ParamInfo::flag("no_reselect", "forbid the query model chosen in the previous round"),
+        ParamInfo::flag("require_improvement", "accept a model only if it improves the weighted measure"),
+        ParamInfo::flag("skip_uninformative", "leave out of the loop queries whose measure cannot change"),
+    ];
+
     fn validate(&self) -> Result<PcRank> {
-        if self.rounds == 0 {
-            return Err(Error::param("rounds", self.rounds, "must be at least 1"));
-        }
-        if !matches!(self.metric, Metric::Map | Metric::Ndcg(_)) {
-            return Err(Error::param("metric", self.metric, "must be map or ndcg@K"));
-        }
-        if !(self.closeness.is_finite() && self.closeness >= 0.0) {
-            return Err(Error::param("closeness", self.closeness, "must be finite and >= 0"));
-        }
+        let info = |key| param_info(Self::TABLE, key);
+        info("rounds").check_int(self.rounds as u64)?;
+        info("metric").check_choice(&self.metric.to_string())?;
+        info("closeness").check_real(self.closeness)?;
+        info("subgradient_steps").check_int(self.subgradient_steps as u64)?;
         if self.closeness > 0.0 && self.subgradient_steps == 0 {
             return Err(Error::param("subgradient_steps", self.subgradient_steps, "must be at least 1"));
         }
@@ -148,10 +177,6 @@ impl WeakRanker for LinearWeak {
     fn score(&self, row: &[f32]) -> f64 {
         dot(&self.weights, row)
     }
-}
-
-fn dot(w: &[f64], row: &[f32]) -> f64 {
-    w.iter().zip(row).map(|(w, &x)| w * f64::from(x)).sum()
 }
 
 /// A fitted PCRank model.
@@ -234,11 +259,7 @@ fn closeness_solve(
     let mut w = c.to_vec();
     let mut grad = vec![0.0; d];
     let mut order = Vec::with_capacity(q.len());
-    let objective = |w: &[f64], p: f64| {
-        c.iter().zip(w).map(|(c, w)| c * w).sum::<f64>()
-            - 0.5 * w.iter().map(|w| w * w).sum::<f64>()
-            - gamma * p
-    };
+    let objective = |w: &[f64], p: f64| dot(c, w) - 0.5 * dot(w, w) - gamma * p;
     let mut best_w = w.clone();
     let mut best_j = f64::NEG_INFINITY;
     for k in 1..=steps + 1 {
@@ -281,20 +302,22 @@ impl PcRank {
         } else {
             c
         };
-        let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let norm = dot(&w, &w).sqrt();
         (norm > 0.0 && norm.is_finite())
             .then(|| LinearWeak { query: q.qid.to_owned(), weights: w.iter().map(|v| v / norm).collect() })
     }
 
-    /// The loop configuration this learner runs.
-    pub fn boost_config(&self) -> BoostConfig {
+    /// The loop configuration this learner runs on `train`: the measure is computed under
+    /// the official configuration of the convention the training data carries
+    /// ([`EvalConfig::of`]), the one its numbers are reported under.
+    pub fn boost_config(&self, train: &Dataset) -> BoostConfig {
         let p = &self.params;
         BoostConfig {
             max_rounds: p.rounds,
             no_reselect: p.no_reselect,
             require_improvement: p.require_improvement,
             skip_uninformative: p.skip_uninformative,
-            ..BoostConfig::new(INFO.id, p.metric, EvalConfig::official(p.convention))
+            ..BoostConfig::new(INFO.id, p.metric, EvalConfig::of(train))
         }
     }
 
@@ -312,7 +335,7 @@ impl PcRank {
             return Err(Error::fit(INFO.id, "no training query yields a non-zero weak ranker"));
         }
         log::debug!("pcrank: {} query models from {} queries", candidates.len(), train.n_queries());
-        boost(&mut QuerySource { candidates }, train, valid, &self.boost_config())
+        boost(&mut QuerySource { candidates }, train, valid, &self.boost_config(train))
     }
 }
 

@@ -1,5 +1,5 @@
 use super::*;
-use ltr_core::{DatasetBuilder, Ranker};
+use ltr_core::{Convention, DatasetBuilder, Ranker};
 use ltr_metrics::Criterion;
 use ltr_testkit::dataset;
 
@@ -53,6 +53,18 @@ fn params_defaults_keys_and_validation() {
 /// Grades [2, 1, 0], x = (1, 0), (0, 1), (1, 1): n = 3, sum r = 3, beta = (3, 0, -3), so
 /// w = 3 (1, 0) - 3 (1, 1) = (0, -3). The pair sum gives the same: (x0 - x1) * 1 +
 /// (x0 - x2) * 2 + (x1 - x2) * 1 = (1, -1) + (0, -2) + (-1, 0) = (0, -3).
+#[test]
+fn parameter_table_matches_the_defaults_and_the_readme() {
+    let readme = include_str!("../README.md");
+    ltr_core::check_table::<PcRankParams>().unwrap();
+    ltr_core::check_readme::<PcRankParams>(readme).unwrap();
+    for row in ltr_core::readme_rows(readme) {
+        assert!(PcRankParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
+    }
+    assert!(PcRankParams { metric: Metric::Ndcg(10), ..Default::default() }.validate().is_ok());
+    assert!(PcRankParams { rounds: 10_001, ..Default::default() }.validate().is_err());
+}
+
 #[test]
 fn closed_form_by_hand() {
     let d = dataset(2, &[(&[2, 1, 0], &[&[1.0, 0.0], &[0.0, 1.0], &[1.0, 1.0]])]);
@@ -179,5 +191,35 @@ fn fits_deterministically_and_round_trips_json() {
         for (i, row) in vali.rows().enumerate() {
             assert!((dot(&w, row) - s[i]).abs() < 1e-9);
         }
+    }
+}
+
+/// The loop's measure follows the convention the data carries. Query 0 has grades [1, 0],
+/// rows (1, 0) and (0, 1): closed form beta = (1, -1), w_0 = (1, -1)/sqrt 2. Query 1 has
+/// grades [2, 1], rows (0, 1) and (1, 0): beta = (1, -1), w_1 = (-1, 1)/sqrt 2.
+///
+/// letor3 (relevant from 1; also the default when the data names none): query 1 is all
+/// relevant, so its AP cannot change and it is left out of the loop; on query 0,
+/// AP(w_0) = 1 and AP(w_1) = 1/2: round 1 takes query 0's ranker and stops (W = 1). mslr
+/// (relevant from 2): query 0 has no relevant document and is left out; on query 1,
+/// AP(w_0) = 1/2 and AP(w_1) = 1: query 1's ranker.
+#[test]
+fn the_training_measure_uses_the_data_convention() {
+    let d = dataset(2, &[(&[1, 0], &[[1.0, 0.0], [0.0, 1.0]]), (&[2, 1], &[[0.0, 1.0], [1.0, 0.0]])]);
+    let learner = PcRankParams::default().validate().unwrap();
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    for (data, query, weights) in [
+        (d.clone(), 0, [h, -h]),
+        (d.clone().with_convention(Some(Convention::Letor3)), 0, [h, -h]),
+        (d.clone().with_convention(Some(Convention::Mslr)), 1, [-h, h]),
+    ] {
+        let out = learner.fit_outcome(&data, None).unwrap();
+        assert_eq!(out.loop_queries, vec![query], "{:?}", data.convention());
+        assert_eq!(out.stop, ltr_boosting::StopReason::Perfect);
+        assert_eq!(out.model.rounds.len(), 1);
+        let weak = &out.model.rounds[0].weak;
+        assert_eq!(weak.query, query.to_string());
+        assert!(close(&weak.weights, &weights, 1e-15), "{weak:?}");
+        assert_eq!(learner.boost_config(&data).eval, EvalConfig::of(&data));
     }
 }

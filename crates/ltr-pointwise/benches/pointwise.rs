@@ -15,7 +15,7 @@ fn bench_pointwise(c: &mut Criterion) {
     let mut g = c.benchmark_group("pointwise");
     let ridge = RegressionParams::default().validate().expect("valid");
     g.bench_function("regression_mq2008_fold1", |b| {
-        b.iter(|| ridge.fit(std::hint::black_box(&train), None, &mut Rng::new(0)).map(|m| m.intercept))
+        b.iter(|| ridge.fit(std::hint::black_box(&train), None, &mut Rng::new(0)).map(|m| m.bias))
     });
     let prank = PrankParams { epochs: 10, ..Default::default() }.validate().expect("valid");
     g.bench_function("prank_10_epochs_mq2008_fold1", |b| {

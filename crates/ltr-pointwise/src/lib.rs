@@ -6,22 +6,12 @@
 //! * [`prank`]: PRank (Crammer & Singer 2001), the perceptron for ordinal regression, averaged,
 //!   with the number of epochs selected on the validation split.
 //!
-//! Both models rank by the linear score `w.x` (plus an intercept for regression); see each
-//! module for the exact objective and the defaults. This crate does no I/O.
+//! Both models rank by the linear score `w.x` (plus an intercept for regression), computed by
+//! `ltr-linear`; see each module for the exact objective and the defaults. This crate does no
+//! I/O.
 
-mod linalg;
 pub mod prank;
 pub mod regression;
 
 pub use prank::{INFO as PRANK_INFO, Prank, PrankModel, PrankParams};
 pub use regression::{INFO as REGRESSION_INFO, Regression, RegressionModel, RegressionParams};
-
-/// `w . x` accumulated in `f64`, left to right.
-#[inline]
-pub(crate) fn dot(w: &[f64], row: &[f32]) -> f64 {
-    let mut s = 0.0;
-    for (wj, &xj) in w.iter().zip(row) {
-        s += wj * f64::from(xj);
-    }
-    s
-}

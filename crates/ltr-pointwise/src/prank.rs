@@ -26,11 +26,13 @@
 //! [`PrankModel::predict_rank`] gives the ordinal prediction.
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, Params, Ranker, Result, Rng, Validation,
+    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
+    Validation, param_info,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::dot;
+use ltr_linear::dot;
+use ltr_linear::sgd::{self, Schedule};
 
 /// Metadata for the comparison tables. Family: Regression, as ordinal regression (ordered
 /// thresholds on a linear score; Liu 2011 files PRank under ordinal-regression pointwise
@@ -69,10 +71,19 @@ impl Default for PrankParams {
 impl Params for PrankParams {
     type Checked = Prank;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::int(
+            "epochs",
+            1,
+            10_000,
+            "passes over the training documents; with vali the best epoch is kept",
+        ),
+        ParamInfo::flag("average", "return the averaged model (mean of the states after every step)"),
+        ParamInfo::flag("shuffle", "visit the documents in a new seeded random order each epoch"),
+    ];
+
     fn validate(&self) -> Result<Prank> {
-        if self.epochs == 0 {
-            return Err(Error::param("epochs", self.epochs, "must be at least 1"));
-        }
+        param_info(Self::TABLE, "epochs").check_int(self.epochs as u64)?;
         Ok(Prank { epochs: self.epochs, average: self.average, shuffle: self.shuffle })
     }
 }
@@ -172,33 +183,24 @@ impl Learner for Prank {
         let labels = train.labels();
         let mut state = PrankState::new(train.n_features(), n_ranks);
         let mut order: Vec<usize> = (0..train.n_docs()).collect();
-        let mut best: Option<(f64, PrankModel)> = None;
-        for epoch in 1..=self.epochs {
-            if self.shuffle {
-                rng.shuffle(&mut order);
-            }
-            let mut mistakes = 0usize;
-            for &i in &order {
-                mistakes += usize::from(state.step(train.row(i), usize::from(labels[i])));
-            }
-            if let Some(v) = valid {
-                let model = state.model(self.average, epoch);
-                let value = v.evaluate_model(&model)?;
-                log::debug!(
-                    "prank: epoch {epoch}: {mistakes} mistakes, validation {} {value:.6}",
-                    v.measure.name()
-                );
-                if best.as_ref().is_none_or(|(b, _)| value > *b) {
-                    best = Some((value, model));
+        let outcome = sgd::run(
+            INFO.id,
+            Schedule::every_step(self.epochs),
+            valid,
+            &mut state,
+            |state, epoch| {
+                if self.shuffle {
+                    rng.shuffle(&mut order);
                 }
-            } else {
+                let mut mistakes = 0usize;
+                for &i in &order {
+                    mistakes += usize::from(state.step(train.row(i), usize::from(labels[i])));
+                }
                 log::debug!("prank: epoch {epoch}: {mistakes} mistakes");
-            }
-        }
-        let model = match best {
-            Some((_, model)) => model,
-            None => state.model(self.average, self.epochs),
-        };
+            },
+            |state, epoch| state.model(self.average, epoch),
+        )?;
+        let model = outcome.model;
         if model.weights.iter().chain(&model.thresholds).any(|v| !v.is_finite()) {
             return Err(Error::fit(INFO.id, "the weights are not finite (non-finite feature values?)"));
         }
@@ -294,7 +296,7 @@ mod tests {
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
         while xs.len() < n {
             let x: Vec<f32> = (0..3).map(|_| (rng.uniform() * 4.0 - 2.0) as f32).collect();
-            let s: f64 = x.iter().zip(&w).map(|(&x, w)| f64::from(x) * w).sum();
+            let s = dot(&w, &x);
             if b.iter().any(|&br| (s - br).abs() < 0.1) {
                 continue;
             }
@@ -389,6 +391,19 @@ mod tests {
         let chosen = values.iter().position(|&v| v == best).unwrap() + 1;
         assert_eq!(m.epochs, chosen);
         assert_eq!(-m.score_row(d.row(0)), best);
+    }
+
+    #[test]
+    fn parameter_table_matches_the_defaults_and_the_readme() {
+        let readme = include_str!("../README.md");
+        ltr_core::check_table::<PrankParams>().unwrap();
+        ltr_core::check_readme::<PrankParams>(readme).unwrap();
+        // Every parameter row of the README belongs to one of the crate's two algorithms.
+        for row in ltr_core::readme_rows(readme) {
+            let mut known = PrankParams::TABLE.iter().chain(crate::RegressionParams::TABLE);
+            assert!(known.any(|p| p.key == row.key), "README row `{}`", row.key);
+        }
+        assert!(PrankParams { epochs: 10_001, ..Default::default() }.validate().is_err());
     }
 
     #[test]

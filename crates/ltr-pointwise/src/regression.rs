@@ -26,12 +26,12 @@
 //! the harness over a grid.
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Ranker, Result, Rng, Validation,
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+    param_info,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::dot;
-use crate::linalg::cholesky_solve;
+use ltr_linear::{LinearModel, PivotFloor, cholesky, dot};
 
 /// Metadata for the comparison tables.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
@@ -69,10 +69,21 @@ impl Default for RegressionParams {
 impl Params for RegressionParams {
     type Checked = Regression;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::real(
+            "lambda",
+            0.0,
+            1e6,
+            "L2 strength on the weights (not the intercept); 0 is least squares",
+        ),
+        ParamInfo::flag(
+            "standardize",
+            "penalise the weights of standardised features (the model scores raw rows)",
+        ),
+    ];
+
     fn validate(&self) -> Result<Regression> {
-        if !self.lambda.is_finite() || self.lambda < 0.0 {
-            return Err(Error::param("lambda", self.lambda, "must be a finite number >= 0"));
-        }
+        param_info(Self::TABLE, "lambda").check_real(self.lambda)?;
         Ok(Regression { lambda: self.lambda, standardize: self.standardize })
     }
 }
@@ -160,14 +171,14 @@ impl Learner for Regression {
             rhs[a] /= nf * scale[a];
         }
 
-        let solved = cholesky_solve(&gram, &rhs, PIVOT_TOL).map_err(|e| {
+        let solved = cholesky::solve(&gram, &rhs, PivotFloor::Largest(PIVOT_TOL)).map_err(|e| {
+            let ltr_linear::Error::NotPositiveDefinite { index, pivot } = e;
             Error::fit(
                 INFO.id,
                 format!(
                     "the normal equations are singular or numerically rank-deficient at feature {} \
-                     (pivot {:.3e}; collinear features, e.g. OHSUMED's); use lambda > 0 (lambda = {})",
-                    active[e.index] + 1,
-                    e.pivot,
+                     (pivot {pivot:.3e}; collinear features, e.g. OHSUMED's); use lambda > 0 (lambda = {})",
+                    active[index] + 1,
                     self.lambda
                 ),
             )
@@ -177,39 +188,25 @@ impl Learner for Regression {
         for (a, &j) in active.iter().enumerate() {
             weights[j] = solved[a] / scale[a];
         }
-        let intercept = y_mean - weights.iter().zip(&mean).map(|(w, mu)| w * mu).sum::<f64>();
+        let intercept = y_mean - dot(&weights, &mean);
         log::debug!(
             "regression: {n} documents, {m} of {d} features non-constant, lambda {}, standardize {}",
             self.lambda,
             self.standardize
         );
-        Ok(RegressionModel { weights, intercept })
+        Ok(LinearModel::new(weights, intercept))
     }
 }
 
-/// A fitted linear regression model: `score(x) = intercept + weights . x`, the estimated grade.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RegressionModel {
-    /// One weight per feature (feature `j + 1` of the file), on the raw feature scale.
-    pub weights: Vec<f64>,
-    /// The intercept (does not change rankings; kept so scores estimate the grade).
-    pub intercept: f64,
-}
-
-impl Ranker for RegressionModel {
-    fn n_features(&self) -> usize {
-        self.weights.len()
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        dot(&self.weights, row) + self.intercept
-    }
-}
+/// A fitted linear regression model: `score(x) = weights . x + bias`, the estimated grade;
+/// the weights are on the raw feature scale, and the bias is the intercept (it does not
+/// change rankings; kept so scores estimate the grade).
+pub type RegressionModel = LinearModel;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use ltr_core::DatasetBuilder;
+    use ltr_core::{DatasetBuilder, Ranker};
 
     use super::*;
 
@@ -234,16 +231,16 @@ mod tests {
         // Raw scale, lambda = 1/3: w = (5/3) / (2/3 + 1/3) = 5/3, b = 2 - 5/3 = 1/3.
         let m = fit(RegressionParams { lambda: 1.0 / 3.0, standardize: false }, &d).unwrap();
         assert!((m.weights[0] - 5.0 / 3.0).abs() < 1e-14, "{m:?}");
-        assert!((m.intercept - 1.0 / 3.0).abs() < 1e-14, "{m:?}");
+        assert!((m.bias - 1.0 / 3.0).abs() < 1e-14, "{m:?}");
         // Standardised, lambda = 1: sd = sqrt(2/3); w' = (5/3)/sd / (1 + 1); w = w'/sd = (5/3)/(4/3) = 5/4;
         // b = 2 - 5/4 = 3/4.
         let m = fit(RegressionParams { lambda: 1.0, standardize: true }, &d).unwrap();
         assert!((m.weights[0] - 1.25).abs() < 1e-14, "{m:?}");
-        assert!((m.intercept - 0.75).abs() < 1e-14, "{m:?}");
+        assert!((m.bias - 0.75).abs() < 1e-14, "{m:?}");
         // lambda = 0: least squares slope Sxy/Sxx = 5/2, b = 2 - 5/2 = -1/2; scale does not matter.
         for standardize in [false, true] {
             let m = fit(RegressionParams { lambda: 0.0, standardize }, &d).unwrap();
-            assert!((m.weights[0] - 2.5).abs() < 1e-14 && (m.intercept + 0.5).abs() < 1e-14, "{m:?}");
+            assert!((m.weights[0] - 2.5).abs() < 1e-14 && (m.bias + 0.5).abs() < 1e-14, "{m:?}");
             assert!((m.score_row(&[1.0]) - 2.0).abs() < 1e-14);
         }
     }
@@ -255,7 +252,7 @@ mod tests {
         let d = data(&rows, &[1, 3, 0, 2]);
         let m = fit(RegressionParams { lambda: 0.0, standardize: false }, &d).unwrap();
         assert!((m.weights[0] - 2.0).abs() < 1e-12 && (m.weights[1] + 1.0).abs() < 1e-12, "{m:?}");
-        assert!((m.intercept - 1.0).abs() < 1e-12, "{m:?}");
+        assert!((m.bias - 1.0).abs() < 1e-12, "{m:?}");
     }
 
     #[test]
@@ -291,6 +288,14 @@ mod tests {
         assert_eq!(p.lambda, 0.5);
         assert!(p.standardize);
         assert!(serde_json::from_str::<RegressionParams>(r#"{"lamda": 0.5}"#).is_err());
+    }
+
+    #[test]
+    fn parameter_table_matches_the_defaults_and_the_readme() {
+        ltr_core::check_table::<RegressionParams>().unwrap();
+        ltr_core::check_readme::<RegressionParams>(include_str!("../README.md")).unwrap();
+        let e = RegressionParams { lambda: 1e7, ..Default::default() }.validate().unwrap_err();
+        assert!(e.to_string().contains("[0, 1000000]"), "{e}");
     }
 
     #[test]

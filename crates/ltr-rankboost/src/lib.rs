@@ -21,7 +21,11 @@
 //!   feature) and suffix sums give `r` for every cut.
 
 use ltr_boosting::{Ensemble, WeakRanker};
-use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Result, Rng, Validation};
+use ltr_core::{
+    AlgorithmInfo, BestCheckpoint, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng,
+    Validation, param_info,
+};
+use ltr_linear::dot;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -105,10 +109,29 @@ impl Default for RankBoostParams {
 impl Params for RankBoostParams {
     type Checked = RankBoost;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::int("rounds", 1, 100_000, "round cap; with vali the best prefix is kept"),
+        ParamInfo::int(
+            "thresholds",
+            0,
+            100_000,
+            "T: cuts split each feature's range into T parts (0: every value; not 1)",
+        ),
+        ParamInfo::choice(
+            "threshold_spacing",
+            &["uniform", "quantile"],
+            "cut points evenly spaced or equal-frequency",
+        ),
+        ParamInfo::choice(
+            "pair_weighting",
+            &["pairs", "queries"],
+            "D_1 uniform over all pairs, or equal mass per query",
+        ),
+    ];
+
     fn validate(&self) -> Result<RankBoost> {
-        if self.rounds == 0 {
-            return Err(Error::param("rounds", self.rounds, "must be at least 1"));
-        }
+        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
+        param_info(Self::TABLE, "thresholds").check_int(self.thresholds as u64)?;
         if self.thresholds == 1 {
             return Err(Error::param("thresholds", self.thresholds, "must be 0 (every value) or at least 2"));
         }
@@ -372,7 +395,7 @@ impl<'a> Trainer<'a> {
             for k in (0..g - 1).rev() {
                 above[k] = above[k + 1] + sums.a[k + 1];
             }
-            let zq: f64 = (0..g).map(|k| sums.a[k] * below[k]).sum();
+            let zq = dot(&sums.a, &below);
             z += c * zq;
             for (j, i) in range.enumerate() {
                 let k = self.grade_index[i] as usize;
@@ -509,15 +532,14 @@ impl Learner for RankBoost {
         }
         let mut trainer = Trainer::new(self, train)?;
         let mut vscores = valid.map(|v| vec![0.0; v.data.n_docs()]);
-        let mut best = (f64::NEG_INFINITY, 0usize);
+        // The kept prefix: the round count is the step, the state nothing.
+        let mut best = BestCheckpoint::new();
         while trainer.trace.len() < self.params.rounds {
             let Some(info) = trainer.step() else { break };
             if let (Some(v), Some(vs)) = (valid, vscores.as_mut()) {
                 Ensemble::add_round(&info.weak, info.alpha, v.data, vs);
                 let value = v.evaluate(vs)?;
-                if value > best.0 {
-                    best = (value, info.round);
-                }
+                best.offer(info.round, value, || ());
             }
             log::debug!(
                 "rankboost: round {}: feature {} > {} r {:.5} alpha {:.5}",
@@ -530,7 +552,7 @@ impl Learner for RankBoost {
         }
         let mut model = trainer.model;
         if valid.is_some() {
-            model.truncate(best.1);
+            model.truncate(best.best().map_or(0, |b| b.step));
         }
         Ok(model)
     }

@@ -47,6 +47,17 @@ fn params_defaults_keys_and_validation() {
 }
 
 #[test]
+fn parameter_table_matches_the_defaults_and_the_readme() {
+    let readme = include_str!("../README.md");
+    ltr_core::check_table::<RankBoostParams>().unwrap();
+    ltr_core::check_readme::<RankBoostParams>(readme).unwrap();
+    for row in ltr_core::readme_rows(readme) {
+        assert!(RankBoostParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
+    }
+    assert!(RankBoostParams { rounds: 1_000_000, ..Default::default() }.validate().is_err());
+}
+
+#[test]
 fn cut_points_by_hand() {
     // Values 0..=10: uniform T = 4 -> 2.5, 5, 7.5; quantile T = 4 -> ranks 2, 5, 8 of 11.
     let vals: Vec<f64> = (0..=10).rev().map(f64::from).collect();

@@ -32,6 +32,8 @@
 //! `qp_tol = max(1e-3 eps_abs, 1e-14 P/Q)`: the dual error is at most `c qp_tol`, a thousandth
 //! of the outer tolerance (svm_struct solves it to `eps/2` only).
 
+use ltr_linear::dot;
+
 use crate::oracle::HingeOracle;
 use crate::qp::QpSolver;
 
@@ -58,10 +60,6 @@ struct WorkingSet {
     /// Scratch for [`Self::prune`].
     keep: Vec<bool>,
     qp: QpSolver,
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 impl WorkingSet {

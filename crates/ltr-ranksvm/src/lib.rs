@@ -48,8 +48,10 @@ mod qp;
 pub mod reference;
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, Params, Ranker, Result, Rng, Validation,
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+    param_info,
 };
+use ltr_linear::LinearModel;
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
@@ -130,22 +132,41 @@ impl Default for RankSvmParams {
 impl Params for RankSvmParams {
     type Checked = RankSvm;
 
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::choice(
+            "loss",
+            &["hinge", "squared_hinge"],
+            "pair loss: hinge (svm_rank, cutting plane) or squared_hinge (PRSVM, truncated Newton)",
+        ),
+        ParamInfo::positive(
+            "c",
+            0.0,
+            1e6,
+            "trade-off in 1/2 |w|^2 + (c/Q) sum_pairs loss, scaled like svm_rank -c",
+        ),
+        ParamInfo::positive(
+            "epsilon",
+            0.0,
+            1.0,
+            "hinge: stop when H(w) - xi <= epsilon * P / Q (svm_rank -e)",
+        ),
+        ParamInfo::int("cp_max_iter", 1, 1_000_000, "hinge: maximum cutting-plane iterations (svm_rank -#)"),
+        ParamInfo::int("max_iter", 1, 10_000, "squared hinge: maximum Newton iterations"),
+        ParamInfo::positive(
+            "tol",
+            0.0,
+            1.0,
+            "squared hinge: stop when the Newton decrement is below tol * f(w)",
+        ),
+    ];
+
     fn validate(&self) -> Result<RankSvm> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(Error::param("c", self.c, "must be a finite number > 0"));
-        }
-        if !(self.epsilon.is_finite() && self.epsilon > 0.0) {
-            return Err(Error::param("epsilon", self.epsilon, "must be a finite number > 0"));
-        }
-        if self.cp_max_iter == 0 {
-            return Err(Error::param("cp_max_iter", self.cp_max_iter, "must be at least 1"));
-        }
-        if self.max_iter == 0 {
-            return Err(Error::param("max_iter", self.max_iter, "must be at least 1"));
-        }
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(Error::param("tol", self.tol, "must be a finite number > 0"));
-        }
+        let info = |key| param_info(Self::TABLE, key);
+        info("c").check_real(self.c)?;
+        info("epsilon").check_real(self.epsilon)?;
+        info("cp_max_iter").check_int(self.cp_max_iter as u64)?;
+        info("max_iter").check_int(self.max_iter as u64)?;
+        info("tol").check_real(self.tol)?;
         Ok(RankSvm {
             loss: self.loss,
             c: self.c,
@@ -229,7 +250,7 @@ impl RankSvm {
             pairs: oracle.n_pairs(),
             planes: sol.planes,
         };
-        Ok((RankSvmModel { weights: sol.w }, stats))
+        Ok((LinearModel::new(sol.w, 0.0), stats))
     }
 
     fn fit_squared(&self, train: &Dataset) -> Result<(RankSvmModel, FitStats)> {
@@ -260,7 +281,7 @@ impl RankSvm {
             pairs: problem.n_pairs(),
             planes: 0,
         };
-        Ok((RankSvmModel { weights: sol.w }, stats))
+        Ok((LinearModel::new(sol.w, 0.0), stats))
     }
 }
 
@@ -287,31 +308,14 @@ impl Learner for RankSvm {
     }
 }
 
-/// A fitted linear ranking function `score(x) = w.x`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RankSvmModel {
-    /// One weight per feature.
-    pub weights: Vec<f64>,
-}
-
-impl Ranker for RankSvmModel {
-    fn n_features(&self) -> usize {
-        self.weights.len()
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        let mut s = 0.0;
-        for (w, &x) in self.weights.iter().zip(row) {
-            s += w * f64::from(x);
-        }
-        s
-    }
-}
+/// A fitted linear ranking function `score(x) = w.x` (bias 0: a constant cancels in every
+/// pair).
+pub type RankSvmModel = LinearModel;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use ltr_core::DatasetBuilder;
+    use ltr_core::{DatasetBuilder, Ranker};
 
     use super::*;
     use crate::reference::AllPairs;
@@ -584,6 +588,22 @@ mod tests {
         let p: RankSvmParams = serde_json::from_str(r#"{"loss": "hinge", "epsilon": 0.01}"#).unwrap();
         assert_eq!(p, hinge(0.01, 0.01));
         assert_eq!(RankSvmLoss::SquaredHinge.to_string(), "squared_hinge");
+    }
+
+    #[test]
+    fn parameter_table_matches_the_defaults_and_the_readme() {
+        let readme = include_str!("../README.md");
+        ltr_core::check_table::<RankSvmParams>().unwrap();
+        ltr_core::check_readme::<RankSvmParams>(readme).unwrap();
+        for row in ltr_core::readme_rows(readme) {
+            assert!(RankSvmParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
+        }
+        for p in [
+            RankSvmParams { c: 1e7, ..Default::default() },
+            RankSvmParams { max_iter: 10_001, ..Default::default() },
+        ] {
+            assert!(p.validate().is_err(), "{p:?}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! `-g.delta` drops below `tol * f(w)`, or after `max_iter` iterations.
 
 use ltr_core::Dataset;
+use ltr_linear::dot;
 
 use crate::pairs::QueryPairs;
 
@@ -40,10 +41,6 @@ pub(crate) struct Solution {
     pub(crate) objective: f64,
     pub(crate) iterations: usize,
     pub(crate) converged: bool,
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 impl<'a> Problem<'a> {
@@ -78,7 +75,7 @@ impl<'a> Problem<'a> {
     fn scores_into(data: &Dataset, queries: &[QueryPairs], v: &[f64], out: &mut [f64]) {
         for q in queries {
             for (i, o) in (q.start..).zip(&mut out[q.start..q.start + q.len()]) {
-                *o = data.row(i).iter().zip(v).map(|(&x, w)| f64::from(x) * w).sum();
+                *o = dot(v, data.row(i));
             }
         }
     }

@@ -36,6 +36,7 @@
 //! thread count. Every buffer is allocated once; an evaluation allocates nothing.
 
 use ltr_core::Dataset;
+use ltr_linear::dot_lanes;
 use rayon::prelude::*;
 
 /// Target number of documents per chunk of the fixed partition.
@@ -88,23 +89,6 @@ pub(crate) struct OracleValue {
     pub(crate) count: u64,
     /// Sum over violating pairs of `1 - (z_i - z_j)` (unscaled: not divided by `Q`).
     pub(crate) hinge: f64,
-}
-
-/// `w . row`, accumulated in four fixed lanes (deterministic, vectorisable).
-#[inline]
-pub(crate) fn row_dot(row: &[f32], w: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let (rc, rr) = (row.chunks_exact(4), row.len() / 4 * 4);
-    for (x, wc) in rc.zip(w.chunks_exact(4)) {
-        for l in 0..4 {
-            acc[l] += f64::from(x[l]) * wc[l];
-        }
-    }
-    let mut tail = 0.0;
-    for (x, wv) in row[rr..].iter().zip(&w[rr..]) {
-        tail += f64::from(*x) * wv;
-    }
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 impl<'a> HingeOracle<'a> {
@@ -217,7 +201,7 @@ impl Chunk {
             let (z, keyed, gamma) = (&mut self.z[..n], &mut self.keyed[..n], &mut self.gamma[..n]);
             let lv = &level[q.start..q.start + n];
             for (k, zk) in z.iter_mut().enumerate() {
-                *zk = row_dot(&rows[k * d..(k + 1) * d], w);
+                *zk = dot_lanes(w, &rows[k * d..(k + 1) * d]);
                 keyed[k] = (*zk, pack(k, lv[k]));
             }
             let count = count_violations(keyed, q.levels, gamma, &mut self.counts);
@@ -461,7 +445,7 @@ mod tests {
             let mut a = vec![0.0; d];
             let v = oracle.eval(&w, &mut a);
             // Brute force over all pairs, with the oracle's own score function.
-            let z: Vec<f64> = data.rows().map(|r| row_dot(r, &w)).collect();
+            let z: Vec<f64> = data.rows().map(|r| dot_lanes(&w, r)).collect();
             let (mut count, mut pairs, mut hinge, mut ab) = (0u64, 0u64, 0.0, vec![0.0; d]);
             for q in data.queries() {
                 for i in q.range() {

@@ -24,6 +24,8 @@
 //! [`QpSolver::smo`] (pairwise coordinate steps with a second-order choice of the partner) is
 //! kept as the fallback should the active-set method stall on rounding (never observed).
 
+use ltr_linear::{PivotFloor, cholesky};
+
 /// A Cholesky pivot below this fraction of its diagonal entry marks an affine dependency.
 const PIVOT_REL: f64 = 1e-11;
 
@@ -234,50 +236,21 @@ impl QpSolver {
             }
             self.rhs.push((b[ti] - b[r]) - c * (gir - grr));
         }
-        // In-place Cholesky (lower triangle), stopping at a vanishing pivot.
-        let h = &mut self.h;
-        let mut singular = None;
-        for j in 0..n {
-            let diag = h[j * n + j];
-            let mut dj = diag;
-            for p in 0..j {
-                dj -= h[j * n + p] * h[j * n + p];
-            }
-            // Not greater (NaN included): an affine dependency.
-            if dj.partial_cmp(&(PIVOT_REL * diag)) != Some(std::cmp::Ordering::Greater) {
-                singular = Some(j);
-                break;
-            }
-            let ljj = dj.sqrt();
-            h[j * n + j] = ljj;
-            for i in j + 1..n {
-                let mut v = h[i * n + j];
-                for p in 0..j {
-                    v -= h[i * n + p] * h[j * n + p];
-                }
-                h[i * n + j] = v / ljj;
-            }
-        }
+        // In-place Cholesky (lower triangle), stopping at a vanishing pivot; the upper triangle
+        // keeps H's columns.
+        let singular = match cholesky::factor(&mut self.h, n, PivotFloor::Own(PIVOT_REL)) {
+            Ok(()) => None,
+            Err(ltr_linear::Error::NotPositiveDefinite { index, .. }) => Some(index),
+        };
+        let h = &self.h;
         // Position in `s` of the i-th element of `t`.
         let pos = |i: usize| if i < ri { i } else { i + 1 };
         if let Some(j) = singular {
             // Null vector: beta_j = 1, beta_{<j} = -H_{<j,<j}^{-1} H_{<j,j}, the rest 0. The
             // column H_{<j,j} is still intact in the upper triangle (row p, column j).
             let mut y: Vec<f64> = (0..j).map(|p| h[p * n + j]).collect();
-            for p in 0..j {
-                let mut v = y[p];
-                for q in 0..p {
-                    v -= h[p * n + q] * y[q];
-                }
-                y[p] = v / h[p * n + p];
-            }
-            for p in (0..j).rev() {
-                let mut v = y[p];
-                for q in p + 1..j {
-                    v -= h[q * n + p] * y[q];
-                }
-                y[p] = v / h[p * n + p];
-            }
+            cholesky::solve_lower(h, n, &mut y);
+            cholesky::solve_upper(h, n, &mut y);
             let mut sum = 1.0;
             for (p, &v) in y.iter().enumerate() {
                 self.x[pos(p)] = -v;
@@ -288,20 +261,8 @@ impl QpSolver {
             return Sub::Null;
         }
         let y = &mut self.rhs;
-        for p in 0..n {
-            let mut v = y[p];
-            for q in 0..p {
-                v -= h[p * n + q] * y[q];
-            }
-            y[p] = v / h[p * n + p];
-        }
-        for p in (0..n).rev() {
-            let mut v = y[p];
-            for q in p + 1..n {
-                v -= h[q * n + p] * y[q];
-            }
-            y[p] = v / h[p * n + p];
-        }
+        cholesky::solve_lower(h, n, y);
+        cholesky::solve_upper(h, n, y);
         let mut sum = 0.0;
         for (p, &v) in y.iter().enumerate() {
             self.x[pos(p)] = v;
@@ -389,6 +350,7 @@ impl QpSolver {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use ltr_core::Rng;
+    use ltr_linear::dot;
 
     use super::*;
 
@@ -418,7 +380,7 @@ mod tests {
         let mut gram = vec![0.0; k * k];
         for i in 0..k {
             for j in 0..k {
-                gram[i * k + j] = (0..d).map(|p| a[i * d + p] * a[j * d + p]).sum();
+                gram[i * k + j] = dot(&a[i * d..(i + 1) * d], &a[j * d..(j + 1) * d]);
             }
         }
         (gram, b)

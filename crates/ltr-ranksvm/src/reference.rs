@@ -14,6 +14,7 @@
 //!   `w = sum_p beta_p d_p`; pairs are visited in a fresh permutation every epoch (fixed seed).
 
 use ltr_core::{Dataset, Rng};
+use ltr_linear::{PivotFloor, cholesky, dot};
 
 /// All pairs of a training set, with the objective's scaling.
 #[derive(Debug, Clone)]
@@ -110,7 +111,7 @@ impl AllPairs {
                 }
             }
             let neg_g: Vec<f64> = g.iter().map(|x| -x).collect();
-            let Some(delta) = cholesky_solve(&h, &neg_g) else { break };
+            let Ok(delta) = cholesky::solve(&h, &neg_g, PivotFloor::Largest(0.0)) else { break };
             let decrement = -dot(&g, &delta);
             if decrement.is_nan() || decrement <= tol * self.objective(&w) {
                 break;
@@ -237,36 +238,4 @@ pub struct HingeSolution {
     pub gap: f64,
     /// Epochs run.
     pub epochs: usize,
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-/// Dense SPD solve; `None` if a pivot is not positive.
-fn cholesky_solve(a: &[f64], b: &[f64]) -> Option<Vec<f64>> {
-    let m = b.len();
-    let mut l = vec![0.0; m * m];
-    for i in 0..m {
-        for j in 0..=i {
-            let s = a[i * m + j] - (0..j).map(|k| l[i * m + k] * l[j * m + k]).sum::<f64>();
-            if i == j {
-                if s.is_nan() || s <= 0.0 {
-                    return None;
-                }
-                l[i * m + i] = s.sqrt();
-            } else {
-                l[i * m + j] = s / l[j * m + j];
-            }
-        }
-    }
-    let mut y = vec![0.0; m];
-    for i in 0..m {
-        y[i] = (b[i] - (0..i).map(|k| l[i * m + k] * y[k]).sum::<f64>()) / l[i * m + i];
-    }
-    let mut x = vec![0.0; m];
-    for i in (0..m).rev() {
-        x[i] = (y[i] - (i + 1..m).map(|k| l[k * m + i] * x[k]).sum::<f64>()) / l[i * m + i];
-    }
-    Some(x)
 }

@@ -1,7 +1,7 @@
 //! The boosting loop shared by every tree-based ranker: the algorithm supplies per-document
 //! gradients and hessians, this module does everything else.
 
-use ltr_core::{Dataset, Error, Result, Rng, Validation};
+use ltr_core::{BestCheckpoint, Dataset, Error, Result, Rng, Validation};
 use rayon::prelude::*;
 
 use crate::bins::BinnedData;
@@ -96,7 +96,8 @@ fn boost_in_pool<O: Objective + ?Sized>(
     let mut valid_scores = valid.map(|v| vec![0.0f64; v.data.n_docs()]);
     let mut ensemble = Ensemble::new(train.n_features(), 0.0);
     let mut history = Vec::new();
-    let mut best: Option<(f64, usize)> = None;
+    // The kept prefix length (state: nothing; the step is the number of trees).
+    let mut best = BestCheckpoint::new();
     let mut rounds_run = 0;
 
     for round in 0..cfg.rounds {
@@ -115,23 +116,18 @@ fn boost_in_pool<O: Objective + ?Sized>(
                 return Err(Error::Measure(format!("validation {} is {value}", v.measure.name())));
             }
             history.push(value);
-            if best.is_none_or(|(b, _)| value > b) {
-                best = Some((value, round + 1));
-            }
+            best.offer(round + 1, value, || ());
             log::debug!("round {round}: validation {} = {value:.6}", v.measure.name());
         }
         ensemble.trees.push(tree);
-        if let Some((_, at)) = best
-            && cfg.early_stopping_rounds > 0
-            && round + 1 - at >= cfg.early_stopping_rounds
-        {
-            log::debug!("early stop after round {round}; best round {at}");
+        if best.should_stop(round + 1, cfg.early_stopping_rounds) {
+            log::debug!("early stop after round {round}; best {:?}", best.best().map(|b| b.step));
             break;
         }
     }
-    if let Some((value, at)) = best {
-        log::debug!("keeping {at} of {} trees (validation {value:.6})", ensemble.trees.len());
-        ensemble.truncate(at);
+    if let Some(b) = best.best() {
+        log::debug!("keeping {} of {} trees (validation {:.6})", b.step, ensemble.trees.len(), b.value);
+        ensemble.truncate(b.step);
     }
     Ok(Boosted { ensemble, valid_history: history, rounds_run })
 }

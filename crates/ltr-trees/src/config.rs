@@ -1,6 +1,6 @@
 //! Tree-growing and boosting settings.
 
-use ltr_core::{Error, Result};
+use ltr_core::Result;
 use serde::{Deserialize, Serialize};
 
 /// How one tree is grown. Defaults are LightGBM's.
@@ -54,43 +54,75 @@ impl Default for TreeConfig {
 /// Largest `max_leaves` accepted (histogram memory grows with it).
 pub const MAX_LEAVES: usize = 4096;
 
-impl TreeConfig {
-    /// Checks every field, naming LambdaMART's parameter keys.
-    pub fn validate(&self) -> Result<()> {
-        if !(2..=MAX_LEAVES).contains(&self.max_leaves) {
-            return Err(Error::param("leaves", self.max_leaves, "must be in 2..=4096"));
-        }
-        if self.min_data_in_leaf == 0 {
-            return Err(Error::param("min_data_in_leaf", self.min_data_in_leaf, "must be at least 1"));
-        }
-        if !(self.min_sum_hessian_in_leaf.is_finite() && self.min_sum_hessian_in_leaf >= 0.0) {
-            return Err(Error::param(
-                "min_sum_hessian_in_leaf",
-                self.min_sum_hessian_in_leaf,
-                "must be finite and non-negative",
-            ));
-        }
-        if !(self.lambda_l2.is_finite() && self.lambda_l2 >= 0.0) {
-            return Err(Error::param("lambda_l2", self.lambda_l2, "must be finite and non-negative"));
-        }
-        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return Err(Error::param("learning_rate", self.learning_rate, "must be finite and positive"));
-        }
-        if !(2..=255).contains(&self.max_bins) {
-            return Err(Error::param("max_bins", self.max_bins, "must be in 2..=255"));
-        }
-        if self.min_data_in_bin == 0 {
-            return Err(Error::param("min_data_in_bin", self.min_data_in_bin, "must be at least 1"));
-        }
-        check_fraction("row_subsample", self.row_subsample)?;
-        check_fraction("feature_subsample", self.feature_subsample)?;
-        Ok(())
-    }
+/// Parameter-table rows of the tree settings, under the keys the tree-based rankers expose
+/// (LambdaMART all of them, IntervalRank some): their `Params::TABLE`s list these, and
+/// [`TreeConfig::validate`] / [`BoostConfig::validate`] check through them, so a key's range
+/// is written once.
+pub mod rows {
+    use ltr_core::ParamInfo;
+
+    use super::MAX_LEAVES;
+
+    /// `trees`: boosting rounds, one tree each.
+    pub const TREES: ParamInfo = ParamInfo::int(
+        "trees",
+        1,
+        100_000,
+        "boosting rounds, one tree each; with vali the best prefix is kept",
+    );
+    /// `leaves`: the tree size.
+    pub const LEAVES: ParamInfo =
+        ParamInfo::int("leaves", 2, MAX_LEAVES as u64, "maximum leaves per tree, grown best-first");
+    /// `learning_rate`: shrinkage.
+    pub const LEARNING_RATE: ParamInfo =
+        ParamInfo::positive("learning_rate", 0.0, 1.0, "shrinkage applied to every leaf value");
+    /// `min_data_in_leaf`.
+    pub const MIN_DATA_IN_LEAF: ParamInfo =
+        ParamInfo::int("min_data_in_leaf", 1, 1_000_000_000, "minimum training documents per leaf");
+    /// `min_sum_hessian_in_leaf`.
+    pub const MIN_SUM_HESSIAN_IN_LEAF: ParamInfo =
+        ParamInfo::real("min_sum_hessian_in_leaf", 0.0, 1e6, "minimum sum of hessians per leaf");
+    /// `lambda_l2`.
+    pub const LAMBDA_L2: ParamInfo =
+        ParamInfo::real("lambda_l2", 0.0, 1e6, "L2 penalty in the leaf values -G / (H + lambda_l2)");
+    /// `max_bins`.
+    pub const MAX_BINS: ParamInfo = ParamInfo::int("max_bins", 2, 255, "maximum quantile bins per feature");
+    /// `min_data_in_bin`.
+    pub const MIN_DATA_IN_BIN: ParamInfo =
+        ParamInfo::int("min_data_in_bin", 1, 1_000_000_000, "minimum training values per bin when binning");
+    /// `row_subsample`.
+    pub const ROW_SUBSAMPLE: ParamInfo = ParamInfo::positive(
+        "row_subsample",
+        0.0,
+        1.0,
+        "fraction of training documents sampled for each tree",
+    );
+    /// `feature_subsample`.
+    pub const FEATURE_SUBSAMPLE: ParamInfo =
+        ParamInfo::positive("feature_subsample", 0.0, 1.0, "fraction of features sampled for each tree");
+    /// `early_stopping_rounds`.
+    pub const EARLY_STOPPING_ROUNDS: ParamInfo = ParamInfo::int(
+        "early_stopping_rounds",
+        0,
+        100_000,
+        "with vali: stop after this many rounds without a better measure (0: never)",
+    );
 }
 
-/// Checks that `value` is in (0, 1].
-pub fn check_fraction(name: &'static str, value: f64) -> Result<()> {
-    if value > 0.0 && value <= 1.0 { Ok(()) } else { Err(Error::param(name, value, "must be in (0, 1]")) }
+impl TreeConfig {
+    /// Checks every field against [`rows`], naming LambdaMART's parameter keys.
+    pub fn validate(&self) -> Result<()> {
+        rows::LEAVES.check_int(self.max_leaves as u64)?;
+        rows::MIN_DATA_IN_LEAF.check_int(self.min_data_in_leaf as u64)?;
+        rows::MIN_SUM_HESSIAN_IN_LEAF.check_real(self.min_sum_hessian_in_leaf)?;
+        rows::LAMBDA_L2.check_real(self.lambda_l2)?;
+        rows::LEARNING_RATE.check_real(self.learning_rate)?;
+        rows::MAX_BINS.check_int(self.max_bins as u64)?;
+        rows::MIN_DATA_IN_BIN.check_int(self.min_data_in_bin as u64)?;
+        rows::ROW_SUBSAMPLE.check_real(self.row_subsample)?;
+        rows::FEATURE_SUBSAMPLE.check_real(self.feature_subsample)?;
+        Ok(())
+    }
 }
 
 /// How many trees to grow and how validation stops the run.
@@ -116,15 +148,16 @@ impl Default for BoostConfig {
 impl BoostConfig {
     /// Checks every field (`trees` names the round count, as in LambdaMART).
     pub fn validate(&self) -> Result<()> {
-        if self.rounds == 0 {
-            return Err(Error::param("trees", self.rounds, "must be at least 1"));
-        }
+        rows::TREES.check_int(self.rounds as u64)?;
+        rows::EARLY_STOPPING_ROUNDS.check_int(self.early_stopping_rounds as u64)?;
         self.tree.validate()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use ltr_core::Error;
+
     use super::*;
 
     #[test]
@@ -140,6 +173,9 @@ mod tests {
         assert_eq!(bad(TreeConfig { learning_rate: f64::NAN, ..Default::default() }), "learning_rate");
         assert_eq!(bad(TreeConfig { row_subsample: 0.0, ..Default::default() }), "row_subsample");
         assert_eq!(bad(TreeConfig { feature_subsample: 1.5, ..Default::default() }), "feature_subsample");
+        assert_eq!(bad(TreeConfig { max_leaves: MAX_LEAVES + 1, ..Default::default() }), "leaves");
+        assert_eq!(bad(TreeConfig { min_data_in_leaf: 0, ..Default::default() }), "min_data_in_leaf");
         assert!(BoostConfig { rounds: 0, ..Default::default() }.validate().is_err());
+        assert!(BoostConfig { rounds: 1_000_000_000, ..Default::default() }.validate().is_err());
     }
 }

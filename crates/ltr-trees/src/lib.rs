@@ -23,6 +23,6 @@ mod tree;
 
 pub use bins::BinnedData;
 pub use boost::{Boosted, Objective, SquaredError, add_tree, boost};
-pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, check_fraction};
+pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, rows};
 pub use learner::TreeLearner;
 pub use tree::{Ensemble, Tree};

@@ -1,0 +1,72 @@
+//! The linear scoring function `w . x + b`.
+
+use ltr_core::Ranker;
+use serde::{Deserialize, Serialize};
+
+use crate::dot;
+
+/// A linear model: `score(x) = weights . x + bias`, accumulated in `f64` ([`dot`], then the
+/// bias added).
+///
+/// Serialised as `{"weights": [...], "bias": b}`; a missing `bias` reads as 0 and
+/// `intercept` is accepted for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearModel {
+    /// One weight per feature (feature `j + 1` of the file is `weights[j]`).
+    pub weights: Vec<f64>,
+    /// The constant term (an intercept or a bias; 0 for models without one).
+    #[serde(default, alias = "intercept")]
+    pub bias: f64,
+}
+
+impl LinearModel {
+    /// A model from its weights and bias.
+    pub fn new(weights: Vec<f64>, bias: f64) -> Self {
+        Self { weights, bias }
+    }
+
+    /// Whether every weight and the bias are finite.
+    pub fn is_finite(&self) -> bool {
+        self.bias.is_finite() && self.weights.iter().all(|w| w.is_finite())
+    }
+}
+
+impl Ranker for LinearModel {
+    fn n_features(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// `weights . row + bias`.
+    #[inline]
+    fn score_row(&self, row: &[f32]) -> f64 {
+        dot(&self.weights, row) + self.bias
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_and_reads_older_layouts() {
+        let m = LinearModel::new(vec![2.0, -1.0], 0.5);
+        assert_eq!(m.score_row(&[1.0, 3.0]), -0.5);
+        assert_eq!(m.n_features(), 2);
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(json, r#"{"weights":[2.0,-1.0],"bias":0.5}"#);
+        assert_eq!(serde_json::from_str::<LinearModel>(&json).unwrap(), m);
+        let old: LinearModel = serde_json::from_str(r#"{"weights":[2.0,-1.0],"intercept":0.5}"#).unwrap();
+        assert_eq!(old, m);
+        let no_bias: LinearModel = serde_json::from_str(r#"{"weights":[1.0]}"#).unwrap();
+        assert_eq!(no_bias, LinearModel::new(vec![1.0], 0.0));
+        assert!(m.is_finite() && !LinearModel::new(vec![f64::NAN], 0.0).is_finite());
+    }
+
+    #[test]
+    fn a_zero_bias_scores_like_a_sum_from_plus_zero() {
+        // dot + 0.0 turns the -0.0 of an all-zero product into +0.0, as a sum started at +0.0.
+        let m = LinearModel::new(vec![-1.0, -2.0], 0.0);
+        assert!(m.score_row(&[0.0, 0.0]).is_sign_positive());
+    }
+}
