@@ -120,11 +120,15 @@ fn gradients_match_finite_differences_through_the_network() {
         for transform in [LabelTransform::Gain, LabelTransform::Grade] {
             let obj = ListNetObjective::new(&data, transform);
             let worst = ltr_neural::gradient_check(&obj, &data, &model, 1e-5, 1e-3).unwrap();
+            eprintln!(
+                "gradient check listnet {hidden:?} {act:?} {transform:?}: worst relative error {worst:.1e}"
+            );
             assert!(worst < 1e-6, "listnet {hidden:?} {act:?} {transform:?}: relative error {worst:e}");
         }
         let mut obj = ListMleObjective::new(&data);
         obj.begin_epoch(&mut Rng::new(3));
         let worst = ltr_neural::gradient_check(&obj, &data, &model, 1e-5, 1e-3).unwrap();
+        eprintln!("gradient check listmle {hidden:?} {act:?}: worst relative error {worst:.1e}");
         assert!(worst < 1e-6, "listmle {hidden:?} {act:?}: relative error {worst:e}");
     }
 }

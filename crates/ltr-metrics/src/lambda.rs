@@ -218,10 +218,12 @@ impl PairLambdas {
         s.by_grade.clear();
         s.groups.clear();
         let mut present = [false; 256];
+        let mut top_grade = 0;
         for &d in &s.order {
             present[usize::from(labels[d])] = true;
+            top_grade = top_grade.max(labels[d]);
         }
-        for grade in (0..=255u8).filter(|&g| present[usize::from(g)]) {
+        for grade in (0..=top_grade).filter(|&g| present[usize::from(g)]) {
             let start = s.by_grade.len();
             s.by_grade
                 .extend(s.order.iter().enumerate().filter(|&(_, &d)| labels[d] == grade).map(|(r, _)| r));

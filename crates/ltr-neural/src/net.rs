@@ -398,6 +398,7 @@ mod tests {
             (vec![4, 3], Activation::Relu),
         ] {
             let worst = check_gradient(&hidden, act, 17);
+            eprintln!("backpropagation {hidden:?} {act:?}: worst relative error {worst:.1e}");
             assert!(worst < 1e-6, "{hidden:?} {act:?}: relative error {worst:e}");
         }
     }

@@ -13,7 +13,7 @@ use crate::standardize::Standardizer;
 /// A ranking loss, one query at a time: what distinguishes RankNet, LambdaRank, ListNet and
 /// ListMLE. Implementations hold what they need of the training set (labels, per-query
 /// constants) and are called from several threads at once, each with its own scratch.
-pub trait QueryObjective: Sync {
+pub trait QueryObjective: Send + Sync {
     /// Per-worker buffers.
     type Scratch: Default + Send;
 
@@ -144,64 +144,72 @@ pub fn train<O: QueryObjective>(
         TrainReport { epochs_run: 0, epoch: 0, validation: Vec::new(), active_queries: active.len() };
     let mut order = active;
 
-    for epoch in 1..=settings.epochs {
-        order_rng.shuffle(&mut order);
-        objective.begin_epoch(&mut objective_rng);
-        let obj = &*objective;
-        for chunk in order.chunks(batch) {
-            let net_ref = &net;
-            let work = |slot: &mut Slot<O::Scratch>, q: usize| {
-                let view = data.query(q);
-                let n = view.len();
-                let xq = &x[view.start * d..(view.start + n) * d];
-                slot.grad.fill(0.0);
-                net_ref.forward(xq, n, &mut slot.net, &mut slot.scores[..n]);
-                obj.gradient(view, &slot.scores[..n], &mut slot.dscores[..n], &mut slot.objective);
-                net_ref.backward(xq, n, &mut slot.net, &slot.dscores[..n], &mut slot.grad);
-            };
-            let used = &mut slots[..chunk.len()];
-            if chunk.len() == 1 {
-                work(&mut used[0], chunk[0]);
-            } else {
-                used.par_iter_mut().zip(chunk.par_iter()).for_each(|(slot, &q)| work(slot, q));
+    // The whole loop runs on a pool thread: the batches' parallel passes are then cheap
+    // work-stealing joins instead of one cross-thread handoff (and sleep) per batch when
+    // `fit` is called from outside the pool.
+    rayon::scope(|_| -> Result<()> {
+        for epoch in 1..=settings.epochs {
+            order_rng.shuffle(&mut order);
+            objective.begin_epoch(&mut objective_rng);
+            let obj = &*objective;
+            for chunk in order.chunks(batch) {
+                let net_ref = &net;
+                let work = |slot: &mut Slot<O::Scratch>, q: usize| {
+                    let view = data.query(q);
+                    let n = view.len();
+                    let xq = &x[view.start * d..(view.start + n) * d];
+                    slot.grad.fill(0.0);
+                    net_ref.forward(xq, n, &mut slot.net, &mut slot.scores[..n]);
+                    obj.gradient(view, &slot.scores[..n], &mut slot.dscores[..n], &mut slot.objective);
+                    net_ref.backward(xq, n, &mut slot.net, &slot.dscores[..n], &mut slot.grad);
+                };
+                let used = &mut slots[..chunk.len()];
+                if chunk.len() == 1 {
+                    work(&mut used[0], chunk[0]);
+                } else {
+                    used.par_iter_mut().zip(chunk.par_iter()).for_each(|(slot, &q)| work(slot, q));
+                }
+                // The fixed-order reduction: batch order, whatever the thread count.
+                total.copy_from_slice(&used[0].grad);
+                for slot in &used[1..] {
+                    for (t, g) in total.iter_mut().zip(&slot.grad) {
+                        *t += g;
+                    }
+                }
+                if chunk.len() > 1 {
+                    let inv = 1.0 / chunk.len() as f64;
+                    total.iter_mut().for_each(|t| *t *= inv);
+                }
+                optimizer.step(&mut net.params, &total);
             }
-            // The fixed-order reduction: batch order, whatever the thread count.
-            total.copy_from_slice(&used[0].grad);
-            for slot in &used[1..] {
-                for (t, g) in total.iter_mut().zip(&slot.grad) {
-                    *t += g;
+            report.epochs_run = epoch;
+            if !net.is_finite() {
+                if best.best().is_some() {
+                    log::warn!(
+                        "{algorithm}: non-finite weights after epoch {epoch}; keeping the best epoch so far"
+                    );
+                    break;
+                }
+                return Err(Error::fit(
+                    algorithm,
+                    format!(
+                        "training diverged (non-finite weights after epoch {epoch}); lower learning_rate"
+                    ),
+                ));
+            }
+            if let (Some(v), Some(vx)) = (valid, &vx) {
+                score_rows(&net, vx, &mut vscores);
+                let value = v.evaluate(&vscores)?;
+                log::debug!("{algorithm}: epoch {epoch}: validation {} {value:.6}", v.measure.name());
+                report.validation.push(value);
+                best.offer(epoch, value, || net.clone());
+                if best.should_stop(epoch, settings.early_stopping) {
+                    break;
                 }
             }
-            if chunk.len() > 1 {
-                let inv = 1.0 / chunk.len() as f64;
-                total.iter_mut().for_each(|t| *t *= inv);
-            }
-            optimizer.step(&mut net.params, &total);
         }
-        report.epochs_run = epoch;
-        if !net.is_finite() {
-            if best.best().is_some() {
-                log::warn!(
-                    "{algorithm}: non-finite weights after epoch {epoch}; keeping the best epoch so far"
-                );
-                break;
-            }
-            return Err(Error::fit(
-                algorithm,
-                format!("training diverged (non-finite weights after epoch {epoch}); lower learning_rate"),
-            ));
-        }
-        if let (Some(v), Some(vx)) = (valid, &vx) {
-            score_rows(&net, vx, &mut vscores);
-            let value = v.evaluate(&vscores)?;
-            log::debug!("{algorithm}: epoch {epoch}: validation {} {value:.6}", v.measure.name());
-            report.validation.push(value);
-            best.offer(epoch, value, || net.clone());
-            if best.should_stop(epoch, settings.early_stopping) {
-                break;
-            }
-        }
-    }
+        Ok(())
+    })?;
     let (network, epoch) = match best.into_best() {
         Some(c) => (c.state, c.step),
         None => (net, report.epochs_run),

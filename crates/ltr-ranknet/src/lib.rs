@@ -72,14 +72,14 @@ pub struct RankNetParams {
     pub activation: Activation,
     /// `adam` or `sgd` (default `adam`).
     pub optimizer: OptimizerKind,
-    /// Step size (default 1e-4).
+    /// Step size (default 5e-4).
     pub learning_rate: f64,
     /// SGD momentum (default 0.9; unused by Adam).
     pub momentum: f64,
     /// Passes over the training queries (default 100). With validation data the best
     /// epoch is kept.
     pub epochs: usize,
-    /// Queries per update (default 1).
+    /// Queries per update (default 8).
     pub batch: usize,
     /// With validation: stop after this many epochs without improvement; 0 (default) runs
     /// every epoch.
@@ -94,10 +94,10 @@ impl Default for RankNetParams {
             layers: 1,
             activation: Activation::Relu,
             optimizer: OptimizerKind::Adam,
-            learning_rate: 1e-4,
+            learning_rate: 5e-4,
             momentum: 0.9,
             epochs: 100,
-            batch: 1,
+            batch: 8,
             early_stopping: 0,
         }
     }
@@ -121,13 +121,13 @@ pub struct LambdaRankParams {
     pub activation: Activation,
     /// `adam` or `sgd` (default `adam`).
     pub optimizer: OptimizerKind,
-    /// Step size (default 1e-4).
+    /// Step size (default 5e-4).
     pub learning_rate: f64,
     /// SGD momentum (default 0.9; unused by Adam).
     pub momentum: f64,
     /// Passes over the training queries (default 100).
     pub epochs: usize,
-    /// Queries per update (default 1).
+    /// Queries per update (default 8).
     pub batch: usize,
     /// Early-stopping patience in epochs; 0 (default) runs every epoch.
     pub early_stopping: usize,
