@@ -257,8 +257,8 @@ fn spec_errors_name_the_file_and_the_key() {
     let cases = [
         (
             "unknown-algo",
-            SPEC.replace("id = \"crr\"", "id = \"ranknet\""),
-            vec!["unknown-algo.toml", "ranknet"],
+            SPEC.replace("id = \"crr\"", "id = \"no-such-ranker\""),
+            vec!["unknown-algo.toml", "no-such-ranker"],
         ),
         (
             "bad-value",
@@ -341,7 +341,7 @@ fn train_predict_eval_on_one_fold() {
         .ltr(&["train", "lambdamart", "--train", "nope.txt", "--set", "leafs=7", "--model", "m.json"], None);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("leafs"), "{err}");
-    let out = env.ltr(&["train", "ranknet", "--train", "nope.txt", "--model", "m.json"], None);
+    let out = env.ltr(&["train", "no-such-ranker", "--train", "nope.txt", "--model", "m.json"], None);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("unknown algorithm `ranknet`"), "{err}");
+    assert!(!out.status.success() && err.contains("unknown algorithm `no-such-ranker`"), "{err}");
 }

@@ -136,6 +136,10 @@ registry! {
     AdaRankNdcg => "adarank-ndcg", ltr_adarank::AdaRankNdcgParams, ltr_adarank::INFO_NDCG, Metric::Map;
     LambdaMart => "lambdamart", ltr_lambdamart::LambdaMartParams, ltr_lambdamart::INFO, Metric::Ndcg(10);
     IntervalRank => "intervalrank", ltr_intervalrank::IntervalRankParams, ltr_intervalrank::INFO, Metric::Map;
+    RankNet => "ranknet", ltr_ranknet::RankNetParams, ltr_ranknet::INFO_RANKNET, Metric::Ndcg(10);
+    LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK, Metric::Ndcg(10);
+    ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET, Metric::Ndcg(10);
+    ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE, Metric::Ndcg(10);
 }
 
 /// The registered ids, comma-separated (for messages).

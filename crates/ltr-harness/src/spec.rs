@@ -292,8 +292,8 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
 
     #[test]
     fn errors_name_the_file_the_algorithm_and_the_key() {
-        let e = err(&BASE.replace("\"regression\"", "\"ranknet\""));
-        assert!(e.starts_with("x/spec.toml:") && e.contains("unknown algorithm `ranknet`"), "{e}");
+        let e = err(&BASE.replace("\"regression\"", "\"no-such-ranker\""));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("unknown algorithm `no-such-ranker`"), "{e}");
         let e = err(&BASE.replace("lambda = [0.1, 1.0]", "lambda = [\"x\"]"));
         assert!(e.contains("x/spec.toml") && e.contains("regression") && e.contains("`lambda`"), "{e}");
         let e = err(&BASE.replace("lambda = [0.1, 1.0]", "lamda = [0.1]"));

@@ -311,6 +311,40 @@ mod tests {
         assert!(model.dump().contains("tree 24"));
     }
 
+    /// The gradients moved to `ltr_metrics::lambda`, shared with LambdaRank; the models
+    /// must not change by a bit. The hash is of the model fitted before the move.
+    #[test]
+    fn models_are_bit_identical_to_the_golden_fit() {
+        use sha2::{Digest, Sha256};
+        let data = toy(40, 5);
+        for (params, golden) in [
+            (
+                LambdaMartParams { trees: 20, leaves: 8, min_data_in_leaf: 5, ..Default::default() },
+                GOLDEN_FULL,
+            ),
+            (
+                LambdaMartParams {
+                    trees: 15,
+                    leaves: 6,
+                    min_data_in_leaf: 3,
+                    ndcg_truncation: 5,
+                    sigma: 2.0,
+                    row_subsample: 0.7,
+                    ..Default::default()
+                },
+                GOLDEN_TRUNCATED,
+            ),
+        ] {
+            let model = params.validate().unwrap().fit(&data, None, &mut Rng::new(3)).unwrap();
+            let json = serde_json::to_string(&model).unwrap();
+            let hash: String = Sha256::digest(json.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(hash, golden, "{params:?}");
+        }
+    }
+
+    const GOLDEN_FULL: &str = "ea6561ef0d806bd7216ce848e3e57930e2a3b0ae0d95138bdcb6d971de87a560";
+    const GOLDEN_TRUNCATED: &str = "49867c730e6ae9a65d41a2f453209936cda4774e0f1132469c662ace30d73bc7";
+
     #[test]
     fn no_relevant_document_is_a_fit_error() {
         let mut b = DatasetBuilder::new(1);

@@ -26,6 +26,7 @@
 mod config;
 mod criterion;
 mod eval;
+pub mod lambda;
 mod metric;
 pub mod official;
 

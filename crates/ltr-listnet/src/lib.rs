@@ -1,0 +1,420 @@
+//! The listwise neural rankers on the network crate `ltr-neural`:
+//!
+//! * `listnet` (Z. Cao, T. Qin, T.-Y. Liu, M.-F. Tsai, H. Li, "Learning to Rank: From
+//!   Pairwise Approach to Listwise Approach", ICML 2007): the cross-entropy between the top-one
+//!   probabilities of the scores, `softmax(s)`, and of the labels, `softmax(phi(y))`,
+//!   `phi(y) = 2^y - 1` by default. A linear model by default, as in the LETOR baseline.
+//! * `listmle` (F. Xia, T.-Y. Liu, J. Wang, W. Zhang, H. Li, "Listwise Approach to Learning
+//!   to Rank: Theory and Algorithm", ICML 2008): the negative log-likelihood of a
+//!   ground-truth permutation under the Plackett-Luce model of the scores,
+//!   `sum_i [log sum_{k >= i} exp(s_pi(k)) - s_pi(i)]`, the permutation sorting documents by
+//!   decreasing grade with ties broken by a fresh seeded shuffle every epoch.
+//!
+//! Queries whose documents all share one grade have no ranking to learn and take no part in
+//! training (for ListNet their target is uniform, for ListMLE every permutation is a
+//! ground truth). See the README for every default.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+use ltr_core::{
+    AlgorithmInfo, Dataset, Family, Grade, Learner, LossType, ParamInfo, Params, QueryView, Result, Rng,
+    Validation,
+};
+use ltr_neural::settings::{
+    ACTIVATION, BATCH, EARLY_STOPPING, EPOCHS, HIDDEN, LAYERS, LEARNING_RATE, MOMENTUM, OPTIMIZER,
+};
+use ltr_neural::{Activation, NetSettings, NeuralModel, OptimizerKind, QueryObjective, TrainReport};
+use serde::{Deserialize, Serialize};
+
+/// Metadata of ListNet.
+pub const INFO_LISTNET: AlgorithmInfo = AlgorithmInfo {
+    id: "listnet",
+    name: "ListNet",
+    family: Family::Ann,
+    year: 2007,
+    loss: LossType::Listwise,
+    optimizer: "gradient descent (Adam)",
+    reference: "Z. Cao, T. Qin, T.-Y. Liu, M.-F. Tsai, H. Li. Learning to Rank: From Pairwise Approach \
+                to Listwise Approach. ICML 2007, 129-136.",
+};
+
+/// Metadata of ListMLE.
+pub const INFO_LISTMLE: AlgorithmInfo = AlgorithmInfo {
+    id: "listmle",
+    name: "ListMLE",
+    family: Family::Ann,
+    year: 2008,
+    loss: LossType::Listwise,
+    optimizer: "gradient descent (Adam)",
+    reference: "F. Xia, T.-Y. Liu, J. Wang, W. Zhang, H. Li. Listwise Approach to Learning to Rank: \
+                Theory and Algorithm. ICML 2008, 1192-1199.",
+};
+
+/// ListNet's map from grades to the scores whose softmax is the target distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LabelTransform {
+    /// `2^y - 1`, the NDCG gain.
+    Gain,
+    /// `y` itself.
+    Grade,
+}
+
+impl LabelTransform {
+    fn apply(self, y: Grade) -> f64 {
+        match self {
+            Self::Gain => f64::from(y).exp2() - 1.0,
+            Self::Grade => f64::from(y),
+        }
+    }
+}
+
+/// Hyperparameters of ListNet (`listnet`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ListNetParams {
+    /// Target scores from the grades: `gain` (`2^y - 1`, default) or `grade` (`y`).
+    pub label_transform: LabelTransform,
+    /// Units per hidden layer; 0 (default) is a linear model, as in the LETOR baseline.
+    pub hidden: usize,
+    /// Hidden layers, 1 or 2 (default 1; with `hidden > 0`).
+    pub layers: usize,
+    /// Hidden nonlinearity, `tanh` or `relu` (default `tanh`).
+    pub activation: Activation,
+    /// `adam` or `sgd` (default `adam`).
+    pub optimizer: OptimizerKind,
+    /// Step size (default 1e-3).
+    pub learning_rate: f64,
+    /// SGD momentum (default 0.9; unused by Adam).
+    pub momentum: f64,
+    /// Passes over the training queries (default 100). With validation data the best
+    /// epoch is kept.
+    pub epochs: usize,
+    /// Queries per update (default 1).
+    pub batch: usize,
+    /// With validation: stop after this many epochs without improvement; 0 (default) runs
+    /// every epoch.
+    pub early_stopping: usize,
+}
+
+impl Default for ListNetParams {
+    fn default() -> Self {
+        Self {
+            label_transform: LabelTransform::Gain,
+            hidden: 0,
+            layers: 1,
+            activation: Activation::Tanh,
+            optimizer: OptimizerKind::Adam,
+            learning_rate: 1e-3,
+            momentum: 0.9,
+            epochs: 100,
+            batch: 1,
+            early_stopping: 0,
+        }
+    }
+}
+
+/// Hyperparameters of ListMLE (`listmle`): the network and training keys of
+/// [`ListNetParams`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ListMleParams {
+    /// Units per hidden layer; 0 (default) is a linear model.
+    pub hidden: usize,
+    /// Hidden layers, 1 or 2 (default 1; with `hidden > 0`).
+    pub layers: usize,
+    /// Hidden nonlinearity (default `tanh`).
+    pub activation: Activation,
+    /// `adam` or `sgd` (default `adam`).
+    pub optimizer: OptimizerKind,
+    /// Step size (default 1e-3).
+    pub learning_rate: f64,
+    /// SGD momentum (default 0.9; unused by Adam).
+    pub momentum: f64,
+    /// Passes over the training queries (default 100).
+    pub epochs: usize,
+    /// Queries per update (default 1).
+    pub batch: usize,
+    /// Early-stopping patience in epochs; 0 (default) runs every epoch.
+    pub early_stopping: usize,
+}
+
+impl Default for ListMleParams {
+    fn default() -> Self {
+        let l = ListNetParams::default();
+        Self {
+            hidden: l.hidden,
+            layers: l.layers,
+            activation: l.activation,
+            optimizer: l.optimizer,
+            learning_rate: l.learning_rate,
+            momentum: l.momentum,
+            epochs: l.epochs,
+            batch: l.batch,
+            early_stopping: l.early_stopping,
+        }
+    }
+}
+
+macro_rules! net_settings {
+    ($p:expr) => {
+        NetSettings {
+            hidden: $p.hidden,
+            layers: $p.layers,
+            activation: $p.activation,
+            optimizer: $p.optimizer,
+            learning_rate: $p.learning_rate,
+            momentum: $p.momentum,
+            epochs: $p.epochs,
+            batch: $p.batch,
+            early_stopping: $p.early_stopping,
+        }
+    };
+}
+
+impl Params for ListNetParams {
+    type Checked = ListNet;
+
+    const TABLE: &'static [ParamInfo] = &[
+        ParamInfo::choice(
+            "label_transform",
+            &["gain", "grade"],
+            "target scores from grades: 2^y - 1 (gain) or y (grade)",
+        ),
+        HIDDEN,
+        LAYERS,
+        ACTIVATION,
+        OPTIMIZER,
+        LEARNING_RATE,
+        MOMENTUM,
+        EPOCHS,
+        BATCH,
+        EARLY_STOPPING,
+    ];
+
+    fn validate(&self) -> Result<ListNet> {
+        let settings = net_settings!(self);
+        settings.check(Self::TABLE)?;
+        Ok(ListNet { transform: self.label_transform, settings })
+    }
+}
+
+impl Params for ListMleParams {
+    type Checked = ListMle;
+
+    const TABLE: &'static [ParamInfo] =
+        &[HIDDEN, LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, MOMENTUM, EPOCHS, BATCH, EARLY_STOPPING];
+
+    fn validate(&self) -> Result<ListMle> {
+        let settings = net_settings!(self);
+        settings.check(Self::TABLE)?;
+        Ok(ListMle { settings })
+    }
+}
+
+/// Validated ListNet settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListNet {
+    transform: LabelTransform,
+    settings: NetSettings,
+}
+
+impl ListNet {
+    /// Fits and also reports what training did.
+    pub fn fit_with_report(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        rng: &mut Rng,
+    ) -> Result<(NeuralModel, TrainReport)> {
+        let mut objective = ListNetObjective::new(train, self.transform);
+        ltr_neural::train(INFO_LISTNET.id, train, valid, &self.settings, &mut objective, rng)
+    }
+}
+
+impl Learner for ListNet {
+    type Model = NeuralModel;
+
+    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<NeuralModel> {
+        self.fit_with_report(train, valid, rng).map(|(m, _)| m)
+    }
+}
+
+/// Validated ListMLE settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListMle {
+    settings: NetSettings,
+}
+
+impl ListMle {
+    /// Fits and also reports what training did.
+    pub fn fit_with_report(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        rng: &mut Rng,
+    ) -> Result<(NeuralModel, TrainReport)> {
+        let mut objective = ListMleObjective::new(train);
+        ltr_neural::train(INFO_LISTMLE.id, train, valid, &self.settings, &mut objective, rng)
+    }
+}
+
+impl Learner for ListMle {
+    type Model = NeuralModel;
+
+    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<NeuralModel> {
+        self.fit_with_report(train, valid, rng).map(|(m, _)| m)
+    }
+}
+
+/// The largest value of a slice (`-inf` for an empty one).
+fn max_of(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// ListNet's top-one cross-entropy `C = -sum_i P_y(i) log P_s(i)` with
+/// `P_s = softmax(s)` and `P_y = softmax(phi(y))`; `dC/ds_i = P_s(i) - P_y(i)`.
+#[derive(Debug, Clone)]
+pub struct ListNetObjective {
+    /// `P_y` of every document within its query.
+    target: Vec<f64>,
+}
+
+impl ListNetObjective {
+    /// The objective on `data`'s queries.
+    pub fn new(data: &Dataset, transform: LabelTransform) -> Self {
+        let mut target = Vec::with_capacity(data.n_docs());
+        for q in data.queries() {
+            let t: Vec<f64> = q.labels.iter().map(|&y| transform.apply(y)).collect();
+            let m = max_of(&t);
+            let start = target.len();
+            target.extend(t.iter().map(|v| (v - m).exp()));
+            let z: f64 = target[start..].iter().sum();
+            target[start..].iter_mut().for_each(|p| *p /= z);
+        }
+        Self { target }
+    }
+}
+
+impl QueryObjective for ListNetObjective {
+    type Scratch = ();
+
+    fn gradient(&self, q: QueryView<'_>, scores: &[f64], grad: &mut [f64], _: &mut ()) {
+        let m = max_of(scores);
+        let mut z = 0.0;
+        for (g, &s) in grad.iter_mut().zip(scores) {
+            *g = (s - m).exp();
+            z += *g;
+        }
+        for (g, &p) in grad.iter_mut().zip(&self.target[q.range()]) {
+            *g = *g / z - p;
+        }
+    }
+
+    fn cost(&self, q: QueryView<'_>, scores: &[f64], _: &mut ()) -> f64 {
+        // -sum_i P_y(i) (s_i - lse(s)) = lse(s) - sum_i P_y(i) s_i, as sum_i P_y(i) = 1.
+        let m = max_of(scores);
+        let lse = m + scores.iter().map(|&s| (s - m).exp()).sum::<f64>().ln();
+        let target = &self.target[q.range()];
+        target.iter().zip(scores).map(|(&p, &s)| -p * (s - lse)).sum()
+    }
+}
+
+/// `log(exp(a) + exp(b))` without overflow.
+#[inline]
+fn log_add_exp(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    hi + (lo - hi).exp().ln_1p()
+}
+
+/// ListMLE's Plackett-Luce negative log-likelihood of the epoch's ground-truth
+/// permutation `pi`: `C = sum_i [log Z_i - s_pi(i)]`, `Z_i = sum_{k >= i} exp(s_pi(k))`;
+/// `dC/ds_pi(i) = -1 + exp(s_pi(i)) sum_{m <= i} 1 / Z_m`. Both sums run in log space (one
+/// pass from the bottom for `log Z`, one from the top for the prefix), so no score range can
+/// overflow or divide by zero: linear time per query.
+#[derive(Debug, Clone)]
+pub struct ListMleObjective {
+    /// Per document position of the data set, the query-local index of the document at that
+    /// place of its query's permutation.
+    perm: Vec<u32>,
+    labels: Vec<Grade>,
+    offsets: Vec<usize>,
+}
+
+impl ListMleObjective {
+    /// The objective on `data`, with ties kept in document order until the first epoch
+    /// shuffles them.
+    pub fn new(data: &Dataset) -> Self {
+        let mut o = Self {
+            perm: vec![0; data.n_docs()],
+            labels: data.labels().to_vec(),
+            offsets: data.query_offsets().to_vec(),
+        };
+        o.order(None);
+        o
+    }
+
+    /// Every query's permutation: by decreasing grade, ties in a random order when `rng` is
+    /// given (a shuffle, then a stable sort), else in document order.
+    fn order(&mut self, mut rng: Option<&mut Rng>) {
+        for w in self.offsets.windows(2) {
+            let labels = &self.labels[w[0]..w[1]];
+            let p = &mut self.perm[w[0]..w[1]];
+            for (i, v) in p.iter_mut().enumerate() {
+                *v = i as u32;
+            }
+            if let Some(r) = rng.as_deref_mut() {
+                r.shuffle(p);
+            }
+            p.sort_by(|&a, &b| labels[b as usize].cmp(&labels[a as usize]));
+        }
+    }
+
+    /// The permutation of query `q` (query-local indices, best first).
+    pub fn permutation(&self, q: usize) -> &[u32] {
+        &self.perm[self.offsets[q]..self.offsets[q + 1]]
+    }
+
+    /// `log Z_i` for every position into `lz`; returns the cost.
+    fn log_partitions(&self, q: QueryView<'_>, scores: &[f64], lz: &mut Vec<f64>) -> f64 {
+        let perm = self.permutation(q.index);
+        let n = perm.len();
+        lz.clear();
+        lz.resize(n, 0.0);
+        let mut acc = f64::NEG_INFINITY;
+        let mut cost = 0.0;
+        for i in (0..n).rev() {
+            let s = scores[perm[i] as usize];
+            acc = if i + 1 == n { s } else { log_add_exp(acc, s) };
+            lz[i] = acc;
+            cost += acc - s;
+        }
+        cost
+    }
+}
+
+impl QueryObjective for ListMleObjective {
+    type Scratch = Vec<f64>;
+
+    fn begin_epoch(&mut self, rng: &mut Rng) {
+        self.order(Some(rng));
+    }
+
+    fn gradient(&self, q: QueryView<'_>, scores: &[f64], grad: &mut [f64], lz: &mut Vec<f64>) {
+        self.log_partitions(q, scores, lz);
+        let perm = self.permutation(q.index);
+        // log sum_{m <= i} exp(-log Z_m), accumulated from the top.
+        let mut lp = f64::NEG_INFINITY;
+        for (i, &d) in perm.iter().enumerate() {
+            lp = if i == 0 { -lz[0] } else { log_add_exp(lp, -lz[i]) };
+            let d = d as usize;
+            grad[d] = -1.0 + (scores[d] + lp).exp();
+        }
+    }
+
+    fn cost(&self, q: QueryView<'_>, scores: &[f64], lz: &mut Vec<f64>) -> f64 {
+        self.log_partitions(q, scores, lz)
+    }
+}
+
+#[cfg(test)]
+mod tests;

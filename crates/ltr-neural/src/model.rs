@@ -1,0 +1,67 @@
+//! The fitted model: the standardisation and the network.
+
+use ltr_core::{Dataset, Error, Ranker, Result, check_scoring};
+use serde::{Deserialize, Serialize};
+
+use crate::net::{NetScratch, Network};
+use crate::standardize::Standardizer;
+
+/// A fitted neural ranker: `score(x) = f(standardise(x))`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeuralModel {
+    /// The feature standardisation fitted on the training split.
+    pub standardizer: Standardizer,
+    /// The scoring network.
+    pub network: Network,
+    /// The epoch this model was taken after.
+    pub epoch: usize,
+}
+
+impl NeuralModel {
+    /// Whether the parts fit together (a model read from a file may not).
+    pub fn is_consistent(&self) -> bool {
+        self.network.is_consistent()
+            && self.network.n_inputs() == self.standardizer.n_features()
+            && self.standardizer.scale.len() == self.standardizer.mean.len()
+    }
+}
+
+/// Documents scored per block by [`Ranker::score`].
+const BLOCK: usize = 256;
+
+impl Ranker for NeuralModel {
+    fn n_features(&self) -> usize {
+        self.standardizer.n_features()
+    }
+
+    /// NaN for an inconsistent model (see [`NeuralModel::is_consistent`]).
+    fn score_row(&self, row: &[f32]) -> f64 {
+        if !self.is_consistent() || row.len() != self.n_features() {
+            return f64::NAN;
+        }
+        let mut x = vec![0.0; row.len()];
+        self.standardizer.transform_row(row, &mut x);
+        self.network.score_one(&x)
+    }
+
+    fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
+        check_scoring(self.n_features(), data, out)?;
+        if !self.is_consistent() {
+            return Err(Error::InvalidDataset {
+                reason: "neural model: layer sizes, parameters and standardisation do not fit together"
+                    .into(),
+            });
+        }
+        let d = self.n_features();
+        let mut x = vec![0.0; BLOCK * d];
+        let mut s = NetScratch::default();
+        for (b, o) in out.chunks_mut(BLOCK).enumerate() {
+            let start = b * BLOCK;
+            for (i, xr) in x.chunks_exact_mut(d.max(1)).take(o.len()).enumerate() {
+                self.standardizer.transform_row(data.row(start + i), xr);
+            }
+            self.network.forward(&x[..o.len() * d], o.len(), &mut s, o);
+        }
+        Ok(())
+    }
+}

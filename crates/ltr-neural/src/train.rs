@@ -1,0 +1,257 @@
+//! The one training loop of the neural rankers: whole-query mini-batches, a per-query
+//! loss gradient supplied by the algorithm, the epoch selected on the validation split.
+
+use ltr_core::{BestCheckpoint, Dataset, Error, Grade, QueryView, Result, Rng, Validation};
+use rayon::prelude::*;
+
+use crate::model::NeuralModel;
+use crate::net::{NetScratch, Network};
+use crate::optim::Optimizer;
+use crate::settings::{MAX_PARAMS, NetSettings};
+use crate::standardize::Standardizer;
+
+/// A ranking loss, one query at a time: what distinguishes RankNet, LambdaRank, ListNet and
+/// ListMLE. Implementations hold what they need of the training set (labels, per-query
+/// constants) and are called from several threads at once, each with its own scratch.
+pub trait QueryObjective: Send + Sync {
+    /// Per-worker buffers.
+    type Scratch: Default + Send;
+
+    /// Whether query `q` takes part in training. Default: it has documents of at least two
+    /// different grades (otherwise no ranking of it is better than another).
+    fn is_active(&self, q: QueryView<'_>) -> bool {
+        has_two_grades(q.labels)
+    }
+
+    /// Called once per epoch, serially, before any gradient of the epoch: where per-epoch
+    /// randomness is drawn (e.g. ListMLE's tie-breaking permutations). `rng` is a stream of
+    /// the objective's own, so drawing from it changes nothing else.
+    fn begin_epoch(&mut self, _rng: &mut Rng) {}
+
+    /// `dC_q / ds` for the query's documents at `scores` into `grad` (one entry each).
+    fn gradient(&self, q: QueryView<'_>, scores: &[f64], grad: &mut [f64], scratch: &mut Self::Scratch);
+
+    /// The loss `C_q` at `scores` (for tests and logs).
+    fn cost(&self, q: QueryView<'_>, scores: &[f64], scratch: &mut Self::Scratch) -> f64;
+}
+
+/// Whether `labels` hold at least two different grades.
+pub fn has_two_grades(labels: &[Grade]) -> bool {
+    labels.iter().any(|&l| l != labels[0])
+}
+
+/// What a fit did, besides the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainReport {
+    /// Epochs run (fewer than configured after early stopping or divergence).
+    pub epochs_run: usize,
+    /// The epoch the model was taken after (the best on vali, or the last).
+    pub epoch: usize,
+    /// The validation value after each epoch run (empty without validation).
+    pub validation: Vec<f64>,
+    /// Queries that took part in training.
+    pub active_queries: usize,
+}
+
+/// One worker's buffers for one query of a batch.
+#[derive(Debug)]
+struct Slot<S> {
+    grad: Vec<f64>,
+    net: NetScratch,
+    scores: Vec<f64>,
+    dscores: Vec<f64>,
+    objective: S,
+}
+
+/// Rows scored per task when scoring a whole data set.
+const SCORE_BLOCK: usize = 256;
+
+/// Scores standardised rows `x` (`n_docs x d`) into `out`, in parallel blocks that each
+/// write their own part.
+pub(crate) fn score_rows(net: &Network, x: &[f64], out: &mut [f64]) {
+    let d = net.n_inputs();
+    out.par_chunks_mut(SCORE_BLOCK).enumerate().for_each_init(NetScratch::default, |s, (b, o)| {
+        let start = b * SCORE_BLOCK;
+        net.forward(&x[start * d..(start + o.len()) * d], o.len(), s, o);
+    });
+}
+
+/// Trains a network on `data` with `objective`; with `valid`, evaluates after every epoch
+/// and keeps the best epoch (`ltr_core::select` rule), stopping early after
+/// `settings.early_stopping` epochs without improvement.
+///
+/// Each epoch visits the active queries in a fresh random order, `settings.batch` at a time.
+/// The queries of a batch are differentiated in parallel, each into its own gradient
+/// buffer; the buffers are then summed in batch order and averaged, so the update, and the
+/// model, do not depend on the number of threads. Randomness: the initial weights, the
+/// query orders and the objective's own draws come from three child streams of `rng`.
+pub fn train<O: QueryObjective>(
+    algorithm: &'static str,
+    data: &Dataset,
+    valid: Option<&Validation<'_>>,
+    settings: &NetSettings,
+    objective: &mut O,
+    rng: &mut Rng,
+) -> Result<(NeuralModel, TrainReport)> {
+    let d = data.n_features();
+    let hidden = settings.hidden_sizes();
+    let mut sizes = vec![d];
+    sizes.extend_from_slice(&hidden);
+    sizes.push(1);
+    let n_params = Network::count_params(&sizes);
+    if n_params > MAX_PARAMS {
+        return Err(Error::fit(
+            algorithm,
+            format!(
+                "the network would have {n_params} parameters (at most {MAX_PARAMS}); use fewer hidden units"
+            ),
+        ));
+    }
+    if let Some(v) = valid
+        && v.data.n_features() != d
+    {
+        return Err(Error::FeatureCount { expected: d, found: v.data.n_features() });
+    }
+    let standardizer = Standardizer::fit(data, algorithm)?;
+    let active: Vec<usize> = data.queries().filter(|q| objective.is_active(*q)).map(|q| q.index).collect();
+    if active.is_empty() {
+        return Err(Error::fit(algorithm, "no training query has documents of two different grades"));
+    }
+    let x = standardizer.transform(data);
+    let vx = valid.map(|v| standardizer.transform(v.data));
+    let mut init_rng = rng.child("init");
+    let mut order_rng = rng.child("order");
+    let mut objective_rng = rng.child("objective");
+    let mut net = Network::init(d, &hidden, settings.activation, &mut init_rng);
+    let mut optimizer =
+        Optimizer::new(settings.optimizer, settings.learning_rate, settings.momentum, net.params.len());
+
+    let longest = active.iter().map(|&q| data.query(q).len()).max().unwrap_or(0);
+    let batch = settings.batch.clamp(1, active.len());
+    let mut slots: Vec<Slot<O::Scratch>> = (0..batch)
+        .map(|_| Slot {
+            grad: vec![0.0; n_params],
+            net: NetScratch::default(),
+            scores: vec![0.0; longest],
+            dscores: vec![0.0; longest],
+            objective: O::Scratch::default(),
+        })
+        .collect();
+    let mut total = vec![0.0; n_params];
+    let mut vscores = vec![0.0; valid.map_or(0, |v| v.data.n_docs())];
+    let mut best: BestCheckpoint<Network> = BestCheckpoint::new();
+    let mut report =
+        TrainReport { epochs_run: 0, epoch: 0, validation: Vec::new(), active_queries: active.len() };
+    let mut order = active;
+
+    // The whole loop runs on a pool thread: the batches' parallel passes are then cheap
+    // work-stealing joins instead of one cross-thread handoff (and sleep) per batch when
+    // `fit` is called from outside the pool.
+    rayon::scope(|_| -> Result<()> {
+        for epoch in 1..=settings.epochs {
+            order_rng.shuffle(&mut order);
+            objective.begin_epoch(&mut objective_rng);
+            let obj = &*objective;
+            for chunk in order.chunks(batch) {
+                let net_ref = &net;
+                let work = |slot: &mut Slot<O::Scratch>, q: usize| {
+                    let view = data.query(q);
+                    let n = view.len();
+                    let xq = &x[view.start * d..(view.start + n) * d];
+                    slot.grad.fill(0.0);
+                    net_ref.forward(xq, n, &mut slot.net, &mut slot.scores[..n]);
+                    obj.gradient(view, &slot.scores[..n], &mut slot.dscores[..n], &mut slot.objective);
+                    net_ref.backward(xq, n, &mut slot.net, &slot.dscores[..n], &mut slot.grad);
+                };
+                let used = &mut slots[..chunk.len()];
+                if chunk.len() == 1 {
+                    work(&mut used[0], chunk[0]);
+                } else {
+                    used.par_iter_mut().zip(chunk.par_iter()).for_each(|(slot, &q)| work(slot, q));
+                }
+                // The fixed-order reduction: batch order, whatever the thread count.
+                total.copy_from_slice(&used[0].grad);
+                for slot in &used[1..] {
+                    for (t, g) in total.iter_mut().zip(&slot.grad) {
+                        *t += g;
+                    }
+                }
+                if chunk.len() > 1 {
+                    let inv = 1.0 / chunk.len() as f64;
+                    total.iter_mut().for_each(|t| *t *= inv);
+                }
+                optimizer.step(&mut net.params, &total);
+            }
+            report.epochs_run = epoch;
+            if !net.is_finite() {
+                if best.best().is_some() {
+                    log::warn!(
+                        "{algorithm}: non-finite weights after epoch {epoch}; keeping the best epoch so far"
+                    );
+                    break;
+                }
+                return Err(Error::fit(
+                    algorithm,
+                    format!(
+                        "training diverged (non-finite weights after epoch {epoch}); lower learning_rate"
+                    ),
+                ));
+            }
+            if let (Some(v), Some(vx)) = (valid, &vx) {
+                score_rows(&net, vx, &mut vscores);
+                let value = v.evaluate(&vscores)?;
+                log::debug!("{algorithm}: epoch {epoch}: validation {} {value:.6}", v.measure.name());
+                report.validation.push(value);
+                best.offer(epoch, value, || net.clone());
+                if best.should_stop(epoch, settings.early_stopping) {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let (network, epoch) = match best.into_best() {
+        Some(c) => (c.state, c.step),
+        None => (net, report.epochs_run),
+    };
+    report.epoch = epoch;
+    log::debug!(
+        "{algorithm}: {} epochs run, model of epoch {epoch}, {} active queries",
+        report.epochs_run,
+        report.active_queries
+    );
+    Ok((NeuralModel { standardizer, network, epoch }, report))
+}
+
+/// The total cost of `objective` over the active queries of `data` for `model` (for tests
+/// and diagnostics; serial).
+pub fn total_cost<O: QueryObjective>(objective: &O, data: &Dataset, model: &NeuralModel) -> Result<f64> {
+    let scores = ltr_core::Ranker::score_vec(model, data)?;
+    let mut scratch = O::Scratch::default();
+    Ok(data
+        .queries()
+        .filter(|q| objective.is_active(*q))
+        .map(|q| objective.cost(q, &scores[q.range()], &mut scratch))
+        .sum())
+}
+
+/// The gradient of [`total_cost`] with respect to the network's parameters, by the same
+/// factorised per-query pass as training (for gradient checks).
+pub fn total_gradient<O: QueryObjective>(objective: &O, data: &Dataset, model: &NeuralModel) -> Vec<f64> {
+    let d = data.n_features();
+    let x = model.standardizer.transform(data);
+    let net = &model.network;
+    let mut grad = vec![0.0; net.params.len()];
+    let mut s = NetScratch::default();
+    let mut scratch = O::Scratch::default();
+    for q in data.queries().filter(|q| objective.is_active(*q)) {
+        let n = q.len();
+        let xq = &x[q.start * d..(q.start + n) * d];
+        let mut scores = vec![0.0; n];
+        let mut dscores = vec![0.0; n];
+        net.forward(xq, n, &mut s, &mut scores);
+        objective.gradient(q, &scores, &mut dscores, &mut scratch);
+        net.backward(xq, n, &mut s, &dscores, &mut grad);
+    }
+    grad
+}

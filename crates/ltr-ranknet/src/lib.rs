@@ -1,0 +1,309 @@
+//! RankNet and LambdaRank on the network crate `ltr-neural`: two algorithm ids, one
+//! implementation that differs only in the pair weights.
+//!
+//! * `ranknet` (C. Burges, T. Shaked, E. Renshaw, A. Lazier, M. Deeds, N. Hamilton,
+//!   G. Hullender, "Learning to Rank using Gradient Descent", ICML 2005): for every pair of
+//!   documents of a query with `y_i > y_j`, the modelled probability
+//!   `P_ij = 1 / (1 + exp(-sigma (s_i - s_j)))` against the target `P̄_ij = (1 + S_ij) / 2`
+//!   with `S_ij = 1`, cross-entropy cost `C_ij = log(1 + exp(-sigma (s_i - s_j)))`.
+//! * `lambdarank` (C. Burges, R. Ragno, Q. Le, "Learning to Rank with Nonsmooth Cost
+//!   Functions", NIPS 2006): RankNet's pair gradient times `|delta NDCG|` of swapping the pair
+//!   in the current ranking, exactly as LambdaMART weighs its pairs (gain `2^y - 1`, discount
+//!   `1 / log2(1 + r)`, truncation `ndcg_truncation`, default the whole list), without
+//!   LambdaMART's LightGBM normalisations.
+//!
+//! Both use the factorisation of Burges' MSR-TR-2010-82, section 2.1: per query the pair
+//! lambdas are summed into one `lambda_i = dC/ds_i` per document (`ltr_metrics::lambda`,
+//! the implementation LambdaMART uses), then the network does one backward pass per
+//! document, not per pair. The tests check this equals the per-pair gradient. See the
+//! README for every default.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+use ltr_core::{
+    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, QueryView, Result, Rng, Validation,
+    param_info,
+};
+use ltr_metrics::lambda::{LambdaConfig, LambdaScratch, PairLambdas};
+use ltr_neural::settings::{
+    ACTIVATION, BATCH, EARLY_STOPPING, EPOCHS, HIDDEN, LAYERS, LEARNING_RATE, MOMENTUM, OPTIMIZER,
+};
+use ltr_neural::{Activation, NetSettings, NeuralModel, OptimizerKind, QueryObjective, has_two_grades};
+use serde::{Deserialize, Serialize};
+
+/// Metadata of RankNet.
+pub const INFO_RANKNET: AlgorithmInfo = AlgorithmInfo {
+    id: "ranknet",
+    name: "RankNet",
+    family: Family::Ann,
+    year: 2005,
+    loss: LossType::Pairwise,
+    optimizer: "gradient descent (Adam), backpropagation",
+    reference: "C. Burges, T. Shaked, E. Renshaw, A. Lazier, M. Deeds, N. Hamilton, G. Hullender. \
+                Learning to Rank using Gradient Descent. ICML 2005, 89-96.",
+};
+
+/// Metadata of LambdaRank.
+pub const INFO_LAMBDARANK: AlgorithmInfo = AlgorithmInfo {
+    id: "lambdarank",
+    name: "LambdaRank",
+    family: Family::Ann,
+    year: 2006,
+    loss: LossType::Listwise,
+    optimizer: "gradient descent (Adam), backpropagation",
+    reference: "C. Burges, R. Ragno, Q. Le. Learning to Rank with Nonsmooth Cost Functions. NIPS 2006, 193-200.",
+};
+
+/// The sigmoid steepness key.
+const SIGMA: ParamInfo =
+    ParamInfo::positive("sigma", 0.0, 100.0, "steepness of the pair probability sigmoid");
+
+/// Hyperparameters of RankNet (`ranknet`). Defaults: RankLib's RankNet budget and shape
+/// (100 epochs, one hidden layer of 10 units), trained with Adam; see the README.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RankNetParams {
+    /// Steepness of the pair sigmoid (default 1).
+    pub sigma: f64,
+    /// Units per hidden layer; 0 is a linear model (default 10).
+    pub hidden: usize,
+    /// Hidden layers, 1 or 2 (default 1).
+    pub layers: usize,
+    /// Hidden nonlinearity, `tanh` or `relu` (default `relu`).
+    pub activation: Activation,
+    /// `adam` or `sgd` (default `adam`).
+    pub optimizer: OptimizerKind,
+    /// Step size (default 5e-4).
+    pub learning_rate: f64,
+    /// SGD momentum (default 0.9; unused by Adam).
+    pub momentum: f64,
+    /// Passes over the training queries (default 100). With validation data the best
+    /// epoch is kept.
+    pub epochs: usize,
+    /// Queries per update (default 8).
+    pub batch: usize,
+    /// With validation: stop after this many epochs without improvement; 0 (default) runs
+    /// every epoch.
+    pub early_stopping: usize,
+}
+
+impl Default for RankNetParams {
+    fn default() -> Self {
+        Self {
+            sigma: 1.0,
+            hidden: 10,
+            layers: 1,
+            activation: Activation::Relu,
+            optimizer: OptimizerKind::Adam,
+            learning_rate: 5e-4,
+            momentum: 0.9,
+            epochs: 100,
+            batch: 8,
+            early_stopping: 0,
+        }
+    }
+}
+
+/// Hyperparameters of LambdaRank (`lambdarank`): those of [`RankNetParams`] plus
+/// `ndcg_truncation`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LambdaRankParams {
+    /// Steepness of the pair sigmoid (default 1).
+    pub sigma: f64,
+    /// `k` of the NDCG@k whose swaps weight the pairs; 0 (default) is the whole list, as
+    /// LambdaMART's default.
+    pub ndcg_truncation: usize,
+    /// Units per hidden layer; 0 is a linear model (default 10).
+    pub hidden: usize,
+    /// Hidden layers, 1 or 2 (default 1).
+    pub layers: usize,
+    /// Hidden nonlinearity (default `relu`).
+    pub activation: Activation,
+    /// `adam` or `sgd` (default `adam`).
+    pub optimizer: OptimizerKind,
+    /// Step size (default 5e-4).
+    pub learning_rate: f64,
+    /// SGD momentum (default 0.9; unused by Adam).
+    pub momentum: f64,
+    /// Passes over the training queries (default 100).
+    pub epochs: usize,
+    /// Queries per update (default 8).
+    pub batch: usize,
+    /// Early-stopping patience in epochs; 0 (default) runs every epoch.
+    pub early_stopping: usize,
+}
+
+impl Default for LambdaRankParams {
+    fn default() -> Self {
+        let r = RankNetParams::default();
+        Self {
+            sigma: r.sigma,
+            ndcg_truncation: 0,
+            hidden: r.hidden,
+            layers: r.layers,
+            activation: r.activation,
+            optimizer: r.optimizer,
+            learning_rate: r.learning_rate,
+            momentum: r.momentum,
+            epochs: r.epochs,
+            batch: r.batch,
+            early_stopping: r.early_stopping,
+        }
+    }
+}
+
+macro_rules! net_settings {
+    ($p:expr) => {
+        NetSettings {
+            hidden: $p.hidden,
+            layers: $p.layers,
+            activation: $p.activation,
+            optimizer: $p.optimizer,
+            learning_rate: $p.learning_rate,
+            momentum: $p.momentum,
+            epochs: $p.epochs,
+            batch: $p.batch,
+            early_stopping: $p.early_stopping,
+        }
+    };
+}
+
+impl Params for RankNetParams {
+    type Checked = RankNet;
+
+    const TABLE: &'static [ParamInfo] = &[
+        SIGMA,
+        HIDDEN,
+        LAYERS,
+        ACTIVATION,
+        OPTIMIZER,
+        LEARNING_RATE,
+        MOMENTUM,
+        EPOCHS,
+        BATCH,
+        EARLY_STOPPING,
+    ];
+
+    fn validate(&self) -> Result<RankNet> {
+        param_info(Self::TABLE, "sigma").check_real(self.sigma)?;
+        let settings = net_settings!(self);
+        settings.check(Self::TABLE)?;
+        Ok(RankNet { config: LambdaConfig::ranknet(self.sigma), settings, id: INFO_RANKNET.id })
+    }
+}
+
+impl Params for LambdaRankParams {
+    type Checked = RankNet;
+
+    const TABLE: &'static [ParamInfo] = &[
+        SIGMA,
+        ParamInfo::int(
+            "ndcg_truncation",
+            0,
+            1_000_000,
+            "k of the NDCG@k weighting the pairs; 0 = whole list",
+        ),
+        HIDDEN,
+        LAYERS,
+        ACTIVATION,
+        OPTIMIZER,
+        LEARNING_RATE,
+        MOMENTUM,
+        EPOCHS,
+        BATCH,
+        EARLY_STOPPING,
+    ];
+
+    fn validate(&self) -> Result<RankNet> {
+        param_info(Self::TABLE, "sigma").check_real(self.sigma)?;
+        param_info(Self::TABLE, "ndcg_truncation").check_int(self.ndcg_truncation as u64)?;
+        let settings = net_settings!(self);
+        settings.check(Self::TABLE)?;
+        Ok(RankNet {
+            config: LambdaConfig::lambdarank(self.sigma, self.ndcg_truncation),
+            settings,
+            id: INFO_LAMBDARANK.id,
+        })
+    }
+}
+
+/// Validated RankNet or LambdaRank settings (the pair weights tell them apart).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankNet {
+    config: LambdaConfig,
+    settings: NetSettings,
+    id: &'static str,
+}
+
+impl RankNet {
+    /// The network and training settings.
+    pub fn settings(&self) -> &NetSettings {
+        &self.settings
+    }
+
+    /// The pair lambda settings.
+    pub fn lambda_config(&self) -> &LambdaConfig {
+        &self.config
+    }
+
+    /// Fits and also reports what training did.
+    pub fn fit_with_report(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        rng: &mut Rng,
+    ) -> Result<(NeuralModel, ltr_neural::TrainReport)> {
+        let mut objective = PairObjective::new(self.config, train);
+        ltr_neural::train(self.id, train, valid, &self.settings, &mut objective, rng)
+    }
+}
+
+impl Learner for RankNet {
+    type Model = NeuralModel;
+
+    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<NeuralModel> {
+        self.fit_with_report(train, valid, rng).map(|(m, _)| m)
+    }
+}
+
+/// The RankNet / LambdaRank cost of one query: `ltr_metrics::lambda` on the scores.
+#[derive(Debug, Clone)]
+pub struct PairObjective {
+    lambdas: PairLambdas,
+    /// `1 / ideal DCG@k` per query (1 for RankNet).
+    inv_ideal_dcg: Vec<f64>,
+}
+
+impl PairObjective {
+    /// The objective of `config` on the queries of `data`.
+    pub fn new(config: LambdaConfig, data: &Dataset) -> Self {
+        let lambdas = PairLambdas::for_offsets(config, data.query_offsets());
+        let mut s = LambdaScratch::default();
+        let inv_ideal_dcg = data.queries().map(|q| lambdas.inverse_ideal_dcg(q.labels, &mut s)).collect();
+        Self { lambdas, inv_ideal_dcg }
+    }
+}
+
+impl QueryObjective for PairObjective {
+    type Scratch = (LambdaScratch, Vec<f64>);
+
+    /// Two grades at least (hence a relevant document, so a positive ideal DCG).
+    fn is_active(&self, q: QueryView<'_>) -> bool {
+        has_two_grades(q.labels) && self.inv_ideal_dcg[q.index] > 0.0
+    }
+
+    fn gradient(&self, q: QueryView<'_>, scores: &[f64], grad: &mut [f64], scratch: &mut Self::Scratch) {
+        let inv = self.inv_ideal_dcg[q.index];
+        self.lambdas.query::<false>(q.labels, scores, inv, grad, None, &mut scratch.0);
+    }
+
+    fn cost(&self, q: QueryView<'_>, scores: &[f64], scratch: &mut Self::Scratch) -> f64 {
+        let inv = self.inv_ideal_dcg[q.index];
+        let (pairs, grad) = scratch;
+        grad.resize(q.len(), 0.0);
+        self.lambdas.query::<true>(q.labels, scores, inv, grad, None, pairs)
+    }
+}
+
+#[cfg(test)]
+mod tests;
