@@ -15,10 +15,15 @@ build:
 test:
     cargo test --workspace --release --locked
 
-# Formatting and clippy, warnings are errors.
+# The edit-test loop: same numbers as release, no LTO, incremental (`just test-fast -p ltr-harness`).
+test-fast *args:
+    cargo test --profile fast {{args}}
+
+# Formatting, clippy and the API docs, warnings are errors (as in CI).
 lint:
     cargo fmt --all --check
     cargo clippy --workspace --all-targets --release --locked -- -D warnings
+    RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --release --locked
 
 # Fetch, run and report a collection (letor3 | letor4); extra arguments go to `ltr reproduce`.
 reproduce collection *args:

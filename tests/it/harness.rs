@@ -1,6 +1,7 @@
 //! The harness end to end through the `ltr` binary: determinism at any thread count,
-//! resumption after SIGKILL, saved scores re-checked with `ltr eval`, `ltr check`, spec errors
-//! and the single-model commands.
+//! resumption after SIGKILL, reruns from the store, saved scores re-checked with `ltr eval`,
+//! `ltr check`, spec errors, runs with no cell, the registry listing and the single-model
+//! commands.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -21,6 +22,12 @@ impl Env {
         let out = env.ltr(&["fetch", "letor3", "--datasets", "OHSUMED"], None);
         assert!(out.status.success(), "fetch: {}", String::from_utf8_lossy(&out.stderr));
         Some(env)
+    }
+
+    /// Private folders and no data: for commands that must not need any.
+    fn bare() -> Self {
+        // An empty LTR_MIRROR means no mirror.
+        Self { dir: tempfile::tempdir().unwrap(), mirror: PathBuf::new() }
     }
 
     fn path(&self, p: &str) -> PathBuf {
@@ -211,6 +218,64 @@ fn a_killed_run_resumes_without_recomputing_and_ends_identical() {
     for e in std::fs::read_dir(&cells).unwrap() {
         let n = e.unwrap().file_name().to_string_lossy().into_owned();
         assert!(!n.ends_with(".tmp"), "leftover {n}");
+    }
+}
+
+#[test]
+fn a_rerun_takes_every_cell_from_the_store_and_succeeds() {
+    let Some(env) = Env::new() else { return };
+    let spec = env.spec("small", SPEC);
+    let spec = spec.to_str().unwrap();
+    let first = ok(&env.ltr(&["run", spec], Some(2)), "run");
+    assert!(first.contains("6 cells (6 computed now, 0 from the store), 0 failed"), "{first}");
+    let again = ok(&env.ltr(&["run", spec], Some(2)), "rerun");
+    assert!(again.contains("6 cells (0 computed now, 6 from the store), 0 failed"), "{again}");
+    // Restricting to one algorithm still reuses its cells.
+    let one = ok(&env.ltr(&["run", spec, "--algorithms", "crr"], Some(2)), "restricted rerun");
+    assert!(one.contains("2 cells (0 computed now, 2 from the store)"), "{one}");
+}
+
+#[test]
+fn a_run_where_no_cell_can_run_fails_with_one_line_saying_why() {
+    let env = Env::bare();
+    let unknown = env.spec("unknown", &SPEC.replace(r#"datasets = ["OHSUMED"]"#, r#"datasets = ["NOPE"]"#));
+    // The data cache is empty and fetching is off: OHSUMED cannot be had either.
+    let missing = env.spec("missing", SPEC);
+    for (spec, needles) in [
+        (&unknown, vec!["no cell could run", "NOPE", "no dataset `NOPE`"]),
+        (&missing, vec!["no cell could run", "OHSUMED", "not in the data cache"]),
+    ] {
+        let out = env.ltr(&["run", spec.to_str().unwrap(), "--no-fetch"], None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{} passed: {err}", spec.display());
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{err}");
+        for n in needles {
+            assert!(errors[0].contains(n), "`{n}` not in {err}");
+        }
+        assert!(!err.contains("the others go on") && !err.contains("caused by"), "{err}");
+    }
+}
+
+#[test]
+fn algorithms_lists_every_parameter_with_its_default_and_train_help_lists_the_ids() {
+    let env = Env::bare();
+    let list = ok(&env.ltr(&["algorithms"], None), "algorithms");
+    // A block per algorithm: the id first on an unindented line, then indented parameter rows
+    // (key, then the default from `Params::default()`).
+    let ids: Vec<&str> = list
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(ids.len() >= 10 && ids.contains(&"lambdamart") && ids.contains(&"adarank-ndcg"), "{list}");
+    let trees =
+        list.lines().find(|l| l.trim_start().starts_with("trees ")).unwrap_or_else(|| panic!("{list}"));
+    assert_eq!(trees.split_whitespace().nth(1), Some("100"), "{trees}");
+    assert!(list.lines().any(|l| l.trim_start().starts_with("lambda ") && l.contains("0.001")), "{list}");
+    let help = ok(&env.ltr(&["train", "--help"], None), "train --help");
+    for id in ids {
+        assert!(help.contains(id), "{id} not in train --help:\n{help}");
     }
 }
 

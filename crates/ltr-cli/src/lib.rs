@@ -37,7 +37,7 @@ enum Command {
     /// Write reports/<name>.md, .json and .csv from the result store.
     Report(cmd::report::Args),
     /// Fetch, run and report a collection (letor3, letor4).
-    Reproduce(cmd::run::ReproduceArgs),
+    Reproduce(cmd::reproduce::Args),
     /// Compare a run's mean metrics with a checked-in baseline (CI regression).
     Check(cmd::check::Args),
     /// Train one model on a file.
@@ -46,7 +46,7 @@ enum Command {
     Predict(cmd::predict::Args),
     /// Evaluate a score file against a LETOR file, like the official evaluation scripts.
     Eval(cmd::eval::Args),
-    /// List the registered algorithms.
+    /// List the registered algorithms with every parameter: default, valid range, meaning.
     Algorithms,
 }
 
@@ -64,7 +64,7 @@ pub fn main() -> ExitCode {
         Command::Fetch(args) => cmd::fetch::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Report(args) => cmd::report::run(args),
-        Command::Reproduce(args) => cmd::run::reproduce(args),
+        Command::Reproduce(args) => cmd::reproduce::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Train(args) => cmd::train::run(args),
         Command::Predict(args) => cmd::predict::run(args),
@@ -81,8 +81,28 @@ pub fn main() -> ExitCode {
 }
 
 fn list_algorithms() -> anyhow::Result<ExitCode> {
-    for a in ltr_harness::ALGORITHMS {
+    for (i, a) in ltr_harness::ALGORITHMS.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
         println!("{:<14} {:<14} {:<10} {} {:<18} {}", a.id, a.name, a.family, a.year, a.loss, a.optimizer);
+        let params = ltr_harness::registry::parameters(a.id)?;
+        let rows: Vec<[String; 4]> = params
+            .iter()
+            .map(|p| {
+                [
+                    p.key.clone(),
+                    p.default.to_string(),
+                    p.range.map_or_else(|| "-".to_owned(), |r| r.to_string()),
+                    p.doc.unwrap_or("(not documented in the parameter table)").to_owned(),
+                ]
+            })
+            .collect();
+        let width = |j: usize| rows.iter().map(|r| r[j].chars().count()).max().unwrap_or(0);
+        let (w0, w1, w2) = (width(0), width(1), width(2));
+        for [key, default, range, doc] in &rows {
+            println!("    {key:<w0$}  {default:<w1$}  {range:<w2$}  {doc}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -135,7 +135,7 @@ pub enum DataError {
 
 impl DataError {
     /// The message for a line that already names the dataset: the bare reason of
-    /// [`DataError::Unavailable`] (whose own message starts "`<dataset> is unavailable`"),
+    /// [`DataError::Unavailable`] (whose own message starts `"<dataset> is unavailable"`),
     /// the whole message otherwise.
     pub fn reason(&self) -> String {
         match self {

@@ -61,12 +61,24 @@ pub enum HarnessError {
         /// What went wrong.
         reason: String,
     },
-    /// Baseline comparison problems (not regressions: those are reported as data).
-    #[error("baseline {}: {reason}", path.display())]
-    Baseline {
-        /// The baseline file.
-        path: PathBuf,
-        /// What went wrong.
+    /// A spec whose datasets yield no cell at all (every dataset unavailable, no such fold).
+    #[error("{reason}")]
+    NothingToRun {
+        /// Why, naming each dataset.
+        reason: String,
+    },
+    /// A value that must serialise to be hashed (a cell key, a seed) and did not.
+    #[error("cannot serialise {what}: {reason}")]
+    Serialize {
+        /// What was being serialised.
+        what: String,
+        /// The serialiser's message.
+        reason: String,
+    },
+    /// The code hash table lacks a crate (the build script and the registry disagree).
+    #[error("code hashes: {reason}")]
+    Code {
+        /// What is missing.
         reason: String,
     },
 }

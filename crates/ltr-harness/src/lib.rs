@@ -1,19 +1,27 @@
 //! The experiment harness of `ltr`: specs, the algorithm registry, the cross-validation
-//! runner with its result store, and the baseline check.
+//! protocol, and the runner with its result store.
 //!
 //! * [`spec`]: `experiments/*.toml` -> a checked [`spec::ExperimentSpec`] with typed grids.
-//! * [`registry`]: the closed enum over every algorithm's parameters and models.
-//! * [`runner`]: dataset x fold x algorithm cells, in parallel, persisted as they finish.
-//! * [`store`]: the result store keyed by the sha256 of what determines a cell.
-//! * [`check`]: CI regression of mean metrics against checked-in baselines.
+//! * [`registry`]: the closed enum over every algorithm's parameters and models, with their
+//!   parameter tables.
+//! * [`protocol`]: one cell (a dataset fold and an algorithm entry): fit the grid on train,
+//!   select on vali, score and evaluate test. What the reports publish and the tests check.
+//! * [`runner`]: every cell of a spec, in parallel, persisted as they finish.
+//! * [`store`]: the result store, keyed by the sha256 of what determines a cell.
+//! * [`code`]: the source hashes of the crates a cell's numbers go through (build time).
+//!
+//! The harness never fetches: it takes datasets already resolved to local files
+//! (`ltr_data::resolved`).
 
-pub mod check;
+pub mod code;
 mod error;
+pub mod protocol;
 pub mod registry;
 pub mod runner;
 pub mod spec;
 pub mod store;
 
+pub use code::CodeHashes;
 pub use error::{HarnessError, Result};
 pub use registry::{ALGORITHMS, AlgoConfig, AnyModel};
-pub use spec::ExperimentSpec;
+pub use spec::{AlgorithmEntry, ExperimentSpec};

@@ -1,14 +1,15 @@
 //! The closed set of algorithms: one enum variant per algorithm id, typed parameters, typed
-//! models. Adding an algorithm is one line in the `registry!` invocation below.
+//! models, parameter tables. Adding an algorithm is one line in the `registry!` invocation
+//! below (`Variant => "id", crate::ParamsType, crate::INFO, default validation metric;`).
 
-use ltr_core::{AlgorithmInfo, Dataset, Learner, Params, Ranker, Rng, Validation};
+use ltr_core::{AlgorithmInfo, Dataset, Learner, ParamInfo, ParamRange, Params, Ranker, Rng, Validation};
 use ltr_metrics::Metric;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
 
 macro_rules! registry {
-    ($( $variant:ident => $id:literal, $params:ty, $info:expr, $metric:expr; )*) => {
+    ($( $variant:ident => $id:literal, $krate:ident :: $params:ident, $info:expr, $metric:expr; )*) => {
         /// Typed hyperparameters of one algorithm (serialised as
         /// `{"algorithm": "<id>", "params": {...}}`).
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,7 +18,7 @@ macro_rules! registry {
             $(
                 #[doc = concat!("`", $id, "`")]
                 #[serde(rename = $id)]
-                $variant($params),
+                $variant($krate::$params),
             )*
         }
 
@@ -28,7 +29,7 @@ macro_rules! registry {
             $(
                 #[doc = concat!("`", $id, "`")]
                 #[serde(rename = $id)]
-                $variant(<<$params as Params>::Checked as Learner>::Model),
+                $variant(<<$krate::$params as Params>::Checked as Learner>::Model),
             )*
         }
 
@@ -49,7 +50,7 @@ macro_rules! registry {
             /// The default parameters of an algorithm id.
             pub fn default_for(id: &str) -> Result<Self> {
                 match id {
-                    $($id => Ok(Self::$variant(<$params>::default())),)*
+                    $($id => Ok(Self::$variant(<$krate::$params>::default())),)*
                     _ => Err(unknown(id)),
                 }
             }
@@ -58,10 +59,10 @@ macro_rules! registry {
             pub fn from_table(id: &str, table: toml::Table) -> Result<Self> {
                 match id {
                     $($id => {
-                        let params: $params = toml::Value::Table(table.clone())
+                        let params: $krate::$params = toml::Value::Table(table.clone())
                             .try_into()
                             .map_err(|e| param_error(id, &table, &e.to_string(), |t| {
-                                toml::Value::Table(t).try_into::<$params>().is_ok()
+                                toml::Value::Table(t).try_into::<$krate::$params>().is_ok()
                             }))?;
                         Ok(Self::$variant(params))
                     })*
@@ -115,6 +116,22 @@ macro_rules! registry {
             }
         }
 
+        /// The workspace crate (`ltr-lambdamart`) that implements an algorithm id.
+        pub fn crate_of(id: &str) -> Result<String> {
+            match id {
+                $($id => Ok(stringify!($krate).replace('_', "-")),)*
+                _ => Err(unknown(id)),
+            }
+        }
+
+        /// The parameter table of an algorithm id (`<P as Params>::TABLE`).
+        pub fn param_table(id: &str) -> Result<&'static [ParamInfo]> {
+            match id {
+                $($id => Ok(<$krate::$params as Params>::TABLE),)*
+                _ => Err(unknown(id)),
+            }
+        }
+
         /// The validation metric an algorithm selects with unless the spec says otherwise.
         pub fn default_validation_metric(id: &str) -> Metric {
             match id {
@@ -140,6 +157,47 @@ registry! {
     LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK, Metric::Ndcg(10);
     ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET, Metric::Ndcg(10);
     ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE, Metric::Ndcg(10);
+}
+
+/// One parameter as `ltr algorithms` prints it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamDoc {
+    /// The key in specs and `--set`.
+    pub key: String,
+    /// Its default (from `Params::default()`).
+    pub default: serde_json::Value,
+    /// Valid values, from the parameter table (`None`: the table has no row for the key).
+    pub range: Option<ParamRange>,
+    /// One line, from the parameter table.
+    pub doc: Option<&'static str>,
+}
+
+/// Every parameter of an algorithm id: the table's rows in table order with their defaults,
+/// then any key of the defaults the table lacks.
+pub fn parameters(id: &str) -> Result<Vec<ParamDoc>> {
+    let defaults = AlgoConfig::default_for(id)?.params_json();
+    Ok(join_table(param_table(id)?, defaults.as_object().cloned().unwrap_or_default()))
+}
+
+fn join_table(
+    table: &'static [ParamInfo],
+    defaults: serde_json::Map<String, serde_json::Value>,
+) -> Vec<ParamDoc> {
+    let mut out: Vec<ParamDoc> = table
+        .iter()
+        .map(|p| ParamDoc {
+            key: p.key.to_owned(),
+            default: defaults.get(p.key).cloned().unwrap_or(serde_json::Value::Null),
+            range: Some(p.range),
+            doc: Some(p.doc),
+        })
+        .collect();
+    for (key, value) in &defaults {
+        if !table.iter().any(|p| p.key == key) {
+            out.push(ParamDoc { key: key.clone(), default: value.clone(), range: None, doc: None });
+        }
+    }
+    out
 }
 
 /// The registered ids, comma-separated (for messages).
@@ -208,5 +266,152 @@ impl AlgoConfig {
         let cfg = Self::from_table(id, table)?;
         cfg.validate()?;
         Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// One row of a README parameter table: key, the id qualifier (`(NDCG only)`), default.
+    #[derive(Debug)]
+    struct ReadmeRow {
+        key: String,
+        only: Option<String>,
+        default: String,
+    }
+
+    /// The `| key | default | meaning |` tables of a README, each with the heading above it.
+    fn readme_tables(text: &str) -> Vec<(String, Vec<ReadmeRow>)> {
+        let mut tables = Vec::new();
+        let mut heading = String::new();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            if line.starts_with('#') {
+                heading = line.to_owned();
+                continue;
+            }
+            let cells =
+                |l: &str| l.trim().trim_matches('|').split('|').map(|c| c.trim().to_owned()).collect();
+            let header: Vec<String> = cells(line);
+            if !line.trim_start().starts_with('|') || header.first().map(String::as_str) != Some("key") {
+                continue;
+            }
+            assert_eq!(header.get(1).map(String::as_str), Some("default"), "{line}");
+            lines.next(); // |---|---|
+            let mut rows = Vec::new();
+            while let Some(l) = lines.next_if(|l| l.trim_start().starts_with('|')) {
+                let c: Vec<String> = cells(l);
+                let key_cell = &c[0];
+                let (key, rest) = match key_cell.strip_prefix('`').and_then(|k| k.split_once('`')) {
+                    Some((k, rest)) => (k.to_owned(), rest.trim()),
+                    None => (key_cell.clone(), ""),
+                };
+                let only = rest
+                    .strip_prefix('(')
+                    .and_then(|r| r.strip_suffix("only)"))
+                    .map(|q| q.trim().to_ascii_lowercase());
+                let default = c[1].trim_matches('`').trim_matches('"').to_owned();
+                rows.push(ReadmeRow { key, only, default });
+            }
+            tables.push((heading.clone(), rows));
+        }
+        tables
+    }
+
+    fn same_value(readme: &str, value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Number(n) => readme.parse::<f64>().ok() == n.as_f64(),
+            serde_json::Value::Bool(b) => readme == b.to_string(),
+            serde_json::Value::String(s) => readme == s,
+            other => *other == readme,
+        }
+    }
+
+    /// Each algorithm crate's README documents every parameter key with the default of
+    /// `Params::default()`. A crate with several ids has a section per id whose heading names
+    /// it in backticks, or one table whose rows say which id they apply to (`k` (NDCG only)).
+    #[test]
+    fn readme_parameter_tables_match_the_defaults() {
+        let crates_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut problems = Vec::new();
+        for info in ALGORITHMS {
+            let id = info.id;
+            let readme = crates_dir.join(crate_of(id).unwrap()).join("README.md");
+            let text = std::fs::read_to_string(&readme).unwrap();
+            let tables = readme_tables(&text);
+            let named: Vec<_> = tables.iter().filter(|(h, _)| h.contains(&format!("`{id}`"))).collect();
+            let chosen = if named.is_empty() { tables.iter().collect() } else { named };
+            assert_eq!(chosen.len(), 1, "{}: expected one parameter table for `{id}`", readme.display());
+            let rows: Vec<&ReadmeRow> = chosen[0]
+                .1
+                .iter()
+                .filter(|r| r.only.as_ref().is_none_or(|q| id.contains(q.as_str())))
+                .collect();
+            let defaults = AlgoConfig::default_for(id).unwrap().params_json();
+            let defaults = defaults.as_object().unwrap();
+            for r in &rows {
+                match defaults.get(&r.key) {
+                    None => problems.push(format!("{id}: README key `{}` is not a parameter", r.key)),
+                    Some(v) if !same_value(&r.default, v) => {
+                        problems.push(format!("{id}: `{}` README default {} != {v}", r.key, r.default))
+                    }
+                    Some(_) => {}
+                }
+            }
+            for k in defaults.keys() {
+                if !rows.iter().any(|r| &r.key == k) {
+                    problems.push(format!("{id}: parameter `{k}` is missing from {}", readme.display()));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "README parameter tables out of date:\n{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn every_parameter_has_a_range_and_a_description() {
+        for info in ALGORITHMS {
+            for p in parameters(info.id).unwrap() {
+                assert!(p.range.is_some() && p.doc.is_some(), "{}: `{}` has no table row", info.id, p.key);
+            }
+            for row in param_table(info.id).unwrap() {
+                assert!(
+                    parameters(info.id).unwrap().iter().any(|p| p.key == row.key && !p.default.is_null()),
+                    "{}: table row `{}` is not a parameter",
+                    info.id,
+                    row.key
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_table_is_joined_with_the_defaults_in_table_order() {
+        const TABLE: &[ParamInfo] = &[
+            ParamInfo::int("trees", 1, 100_000, "boosting rounds"),
+            ParamInfo::positive("learning_rate", 0.0, 1.0, "shrinkage"),
+        ];
+        let defaults = serde_json::json!({"learning_rate": 0.1, "leaves": 31, "trees": 100});
+        let docs = join_table(TABLE, defaults.as_object().cloned().unwrap());
+        let keys: Vec<&str> = docs.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["trees", "learning_rate", "leaves"]);
+        assert_eq!(docs[0].default, serde_json::json!(100));
+        assert_eq!(docs[1].range.unwrap().to_string(), "(0, 1]");
+        assert_eq!(docs[1].doc, Some("shrinkage"));
+        assert_eq!((docs[2].range, docs[2].doc), (None, None));
+    }
+
+    #[test]
+    fn parameters_join_the_table_with_the_defaults() {
+        let params = parameters("lambdamart").unwrap();
+        let trees = params.iter().find(|p| p.key == "trees").unwrap();
+        assert_eq!(trees.default, serde_json::json!(100));
+        assert_eq!(
+            params.len(),
+            AlgoConfig::default_for("lambdamart").unwrap().params_json().as_object().unwrap().len()
+        );
+        assert_eq!(crate_of("adarank-ndcg").unwrap(), "ltr-adarank");
+        assert!(crate_of("no-such-ranker").is_err() && param_table("no-such-ranker").is_err());
     }
 }

@@ -1,5 +1,5 @@
-//! The runner: for each dataset x fold x algorithm, fit every grid point on train, select on
-//! vali, score test, evaluate, persist at once.
+//! The runner: every dataset x fold x algorithm cell of a spec through the protocol
+//! ([`crate::protocol`]), persisted as soon as it finishes.
 //!
 //! Cells run in parallel (rayon); every random decision comes from a seed derived from the
 //! master seed and the cell's names before any parallel work starts, and results are
@@ -8,28 +8,32 @@
 
 use std::time::Instant;
 
-use ltr_core::{Dataset, Rng, Validation, derive_seed};
-use ltr_data::folds::locate;
-use ltr_data::reader::{ReadOptions, read_file};
-use ltr_metrics::{Criterion, EvalConfig, evaluate_dataset};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use crate::code::CodeHashes;
 use crate::error::{HarnessError, Result};
-use crate::registry::{AlgoConfig, AnyModel};
+use crate::protocol::{self, Splits};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
-use crate::store::{CellRecord, CellTiming, FORMAT, GridPoint, ResultStore};
+use crate::store::{CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
 pub use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
 
 /// Run options.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RunOptions {
     /// Recompute cells even when a record exists.
     pub force: bool,
-    /// Identity of the code that computes (the CLI passes the sha256 of its executable), part
-    /// of every cell key: a rebuilt binary never reuses cells computed by another build.
-    pub code: String,
+    /// The code hashes that key the cells ([`CodeHashes::builtin`]).
+    pub code: CodeHashes,
+    /// sha256 of the executable, recorded in each computed cell as provenance.
+    pub binary: String,
+}
+
+impl RunOptions {
+    /// Options for this build's code, recording `binary` as provenance.
+    pub fn new(binary: String) -> Self {
+        Self { force: false, code: CodeHashes::builtin(), binary }
+    }
 }
 
 /// Progress callbacks (the CLI draws a bar).
@@ -85,23 +89,11 @@ pub struct RunRecord {
     pub version: String,
 }
 
-/// What determines a cell; its sha256 is the cell key.
-#[derive(Serialize)]
-struct KeyMaterial<'a> {
-    format: u32,
-    version: &'a str,
-    code: &'a str,
-    dataset: &'a str,
-    variant: &'a str,
-    fold: u32,
-    train: &'a DataFile,
-    vali: &'a DataFile,
-    test: &'a DataFile,
-    seed: u64,
-    label: &'a str,
-    grid: &'a [AlgoConfig],
-    validation: &'a Criterion,
-    eval: &'a EvalConfig,
+impl RunRecord {
+    /// Cells taken from the store rather than computed.
+    pub fn from_store(&self) -> usize {
+        self.cells.len() - self.computed
+    }
 }
 
 /// A planned cell.
@@ -111,50 +103,6 @@ struct Cell<'a> {
     dataset: &'a DatasetInput,
     fold: &'a FoldFiles,
     entry: &'a AlgorithmEntry,
-    eval: EvalConfig,
-    criterion: Criterion,
-}
-
-/// Evaluation config of a dataset under a spec.
-pub fn eval_config(spec: &ExperimentSpec, dataset: &DatasetInput) -> EvalConfig {
-    EvalConfig::official(spec.convention.unwrap_or(dataset.convention))
-}
-
-/// The key of a cell.
-pub fn cell_key(
-    spec: &ExperimentSpec,
-    dataset: &DatasetInput,
-    fold: &FoldFiles,
-    entry: &AlgorithmEntry,
-    code: &str,
-) -> String {
-    let eval = eval_config(spec, dataset);
-    let criterion = Criterion::new(entry.validation_metric, eval);
-    let material = KeyMaterial {
-        format: FORMAT,
-        version: env!("CARGO_PKG_VERSION"),
-        code,
-        dataset: &dataset.name,
-        variant: &dataset.variant,
-        fold: fold.fold,
-        train: &fold.train,
-        vali: &fold.vali,
-        test: &fold.test,
-        seed: spec.seed,
-        label: &entry.label,
-        grid: &entry.grid,
-        validation: &criterion,
-        eval: &eval,
-    };
-    let bytes = serde_json::to_vec(&material).unwrap_or_default();
-    ltr_data::reader::hex(&Sha256::digest(&bytes))
-}
-
-/// The seed of one grid point: named by dataset, variant, fold, label and the point's
-/// parameters (so adding a grid point changes no other point's seed).
-pub fn point_seed(master: u64, dataset: &DatasetInput, fold: u32, label: &str, config: &AlgoConfig) -> u64 {
-    let params = serde_json::to_string(config).unwrap_or_default();
-    derive_seed(master, &[&dataset.name, &dataset.variant, &format!("fold{fold}"), label, &params])
 }
 
 /// Runs a spec over the given datasets (unavailable ones are carried into the record).
@@ -169,19 +117,15 @@ pub fn run(
     let mut cells = Vec::new();
     for status in datasets {
         let DatasetStatus::Available(d) = status else { continue };
-        let eval = eval_config(spec, d);
         for entry in &spec.algorithms {
             for fold in d.folds.iter().filter(|f| spec.folds.contains(&f.fold)) {
-                cells.push(Cell {
-                    key: cell_key(spec, d, fold, entry, &opts.code),
-                    dataset: d,
-                    fold,
-                    entry,
-                    eval,
-                    criterion: Criterion::new(entry.validation_metric, eval),
-                });
+                let key = cell_key(&opts.code, spec, d, fold, entry)?;
+                cells.push(Cell { key, dataset: d, fold, entry });
             }
         }
+    }
+    if cells.is_empty() {
+        return Err(HarnessError::NothingToRun { reason: nothing_to_run(spec, datasets) });
     }
     let pending: Vec<&Cell<'_>> =
         cells.iter().filter(|c| opts.force || store.load(&c.key).is_none()).collect();
@@ -208,7 +152,7 @@ pub fn run(
             if todo.is_empty() {
                 continue;
             }
-            let splits = match load_splits(d, fold) {
+            let splits = match protocol::read_fold(spec, d, fold.fold) {
                 Ok(s) => s,
                 Err(e) => {
                     for c in &todo {
@@ -225,7 +169,7 @@ pub fn run(
             let outcomes: Vec<Result<()>> = todo
                 .par_iter()
                 .map(|c| {
-                    let r = run_cell(spec, c, &splits, store);
+                    let r = run_cell(spec, c, &splits, store, &opts.binary);
                     progress.cell_done(&c.dataset.name, c.fold.fold, &c.entry.label);
                     r
                 })
@@ -260,83 +204,49 @@ pub fn run(
     Ok(record)
 }
 
-/// The three splits of a fold, read from the collection root.
-#[derive(Debug)]
-pub struct Splits {
-    /// Training split.
-    pub train: Dataset,
-    /// Validation split.
-    pub vali: Dataset,
-    /// Test split.
-    pub test: Dataset,
-}
-
-fn load_splits(d: &DatasetInput, fold: &FoldFiles) -> Result<Splits> {
-    let opts =
-        ReadOptions { n_features: Some(d.features), missing_token: d.missing_token.clone(), sha256: false };
-    let read = |f: &DataFile| -> Result<Dataset> {
-        let path = locate(&d.root, &f.rel).ok_or_else(|| HarnessError::Store {
-            path: d.root.join(&f.rel),
-            reason: "data file missing (fetch the dataset first)".into(),
-        })?;
-        Ok(read_file(&path, &opts)?.dataset)
-    };
-    let (train, (vali, test)) =
-        rayon::join(|| read(&fold.train), || rayon::join(|| read(&fold.vali), || read(&fold.test)));
-    Ok(Splits { train: train?, vali: vali?, test: test? })
-}
-
-fn run_cell(spec: &ExperimentSpec, c: &Cell<'_>, splits: &Splits, store: &ResultStore) -> Result<()> {
-    let started = Instant::now();
-    let cell_err = |e: Box<dyn std::error::Error + Send + Sync>| HarnessError::Cell {
-        dataset: c.dataset.name.clone(),
-        fold: c.fold.fold,
-        algorithm: c.entry.label.clone(),
-        source: e,
-    };
-    let valid = Validation { data: &splits.vali, measure: &c.criterion };
-    let fitted: Vec<(f64, AnyModel, f64)> = c
-        .entry
-        .grid
-        .par_iter()
-        .map(|config| -> ltr_core::Result<(f64, AnyModel, f64)> {
-            let mut rng = Rng::new(point_seed(spec.seed, c.dataset, c.fold.fold, &c.entry.label, config));
-            let t = Instant::now();
-            let model = config.fit(&splits.train, Some(&valid), &mut rng)?;
-            let secs = t.elapsed().as_secs_f64();
-            let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
-            log::debug!(
-                "{} fold {} {} {}: vali {} = {v:.6} ({secs:.3} s)",
-                c.dataset.name,
-                c.fold.fold,
-                c.entry.label,
-                serde_json::to_string(config).unwrap_or_default(),
-                c.criterion.metric,
-            );
-            Ok((v, model, secs))
+/// Why a run has no cell: every dataset's reason, on one line.
+fn nothing_to_run(spec: &ExperimentSpec, datasets: &[DatasetStatus]) -> String {
+    let reasons: Vec<String> = datasets
+        .iter()
+        .map(|d| match d {
+            DatasetStatus::Unavailable { name, reason } => format!("{name}: {reason}"),
+            DatasetStatus::Available(x) => format!(
+                "{}: none of folds {} (it has {})",
+                x.name,
+                join(&spec.folds),
+                join(&x.folds.iter().map(|f| f.fold).collect::<Vec<_>>())
+            ),
         })
-        .collect::<ltr_core::Result<_>>()
-        .map_err(|e| cell_err(Box::new(e)))?;
-
-    // The first best point wins ties; NaN never wins.
-    let mut chosen = 0;
-    for (i, (v, _, _)) in fitted.iter().enumerate() {
-        let best = fitted[chosen].0;
-        if *v > best || (best.is_nan() && !v.is_nan()) {
-            chosen = i;
-        }
+        .collect();
+    if reasons.is_empty() {
+        format!("{}: no dataset to run", spec.name)
+    } else {
+        format!("{}: no cell could run ({})", spec.name, reasons.join("; "))
     }
-    let model = &fitted[chosen].1;
-    let scores = model.score_vec(&splits.test).map_err(|e| cell_err(Box::new(e)))?;
-    let eval = evaluate_dataset(&splits.test, &scores, &c.eval).map_err(|e| cell_err(Box::new(e)))?;
+}
+
+fn join(folds: &[u32]) -> String {
+    folds.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
+fn run_cell(
+    spec: &ExperimentSpec,
+    c: &Cell<'_>,
+    splits: &Splits,
+    store: &ResultStore,
+    binary: &str,
+) -> Result<()> {
+    let started = Instant::now();
+    let out = protocol::run_on_splits(spec, c.dataset, c.fold.fold, c.entry, splits)?;
+    let summary = &out.evaluation.summary;
     log::info!(
         "{} fold {} {}: test NDCG@10 {:.4} MAP {:.4} (fit {:.2} s)",
         c.dataset.name,
         c.fold.fold,
         c.entry.label,
-        eval.summary.ndcg.get(9).copied().unwrap_or(f64::NAN),
-        eval.summary.map,
-        fitted[chosen].2
+        summary.ndcg.get(9).copied().unwrap_or(f64::NAN),
+        summary.map,
+        out.fit_seconds.get(out.chosen).copied().unwrap_or(f64::NAN)
     );
     let record = CellRecord {
         format: FORMAT,
@@ -348,23 +258,24 @@ fn run_cell(spec: &ExperimentSpec, c: &Cell<'_>, splits: &Splits, store: &Result
         algorithm: c.entry.id.clone(),
         test_file: c.fold.test.rel.clone(),
         test_sha256: c.fold.test.sha256.clone(),
-        validation: c.criterion,
-        eval: c.eval,
+        validation: out.criterion,
+        eval: out.eval,
         grid: c
             .entry
             .grid
             .iter()
-            .zip(&fitted)
-            .map(|(config, f)| GridPoint { config: config.clone(), vali: f.0 })
+            .zip(&out.vali)
+            .map(|(config, &vali)| GridPoint { config: config.clone(), vali })
             .collect(),
-        chosen,
-        test: eval.summary,
-        per_query: eval.per_query,
+        chosen: out.chosen,
+        test: out.evaluation.summary,
+        per_query: out.evaluation.per_query,
+        binary: binary.to_owned(),
     };
     let timing = CellTiming {
-        fit_seconds: fitted.iter().map(|f| f.2).collect(),
+        fit_seconds: out.fit_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),
     };
-    store.save(&record, &scores, model, &timing)
+    store.save(&record, &out.test_scores, &out.model, &timing)
 }

@@ -173,6 +173,21 @@ impl ExperimentSpec {
         })
     }
 
+    /// The entry with this label (or, failing that, the first with this algorithm id).
+    pub fn algorithm(&self, label: &str) -> Result<&AlgorithmEntry> {
+        self.algorithms
+            .iter()
+            .find(|a| a.label == label)
+            .or_else(|| self.algorithms.iter().find(|a| a.id == label))
+            .ok_or_else(|| HarnessError::Spec {
+                file: PathBuf::from(&self.source),
+                reason: format!(
+                    "algorithm `{label}` is not in the spec (it has: {})",
+                    self.algorithms.iter().map(|a| a.label.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            })
+    }
+
     /// Keeps only the named datasets (case-insensitive), in spec order.
     pub fn restrict_datasets(&mut self, names: &[String]) -> Result<()> {
         for n in names {

@@ -1,5 +1,7 @@
 //! The result store: one folder per spec name, one set of files per finished cell, keyed by
-//! the sha256 of everything that determines the cell.
+//! the sha256 of everything that determines the cell ([`cell_key`]): the code its numbers go
+//! through ([`crate::code`]), the data hashes, parameters, seed, evaluation config and the
+//! record format. Not the executable: a rebuild that changes no relevant source reuses cells.
 //!
 //! ```text
 //! <results>/<name>/run.json              the last run: datasets, hashes, cells, wall time
@@ -13,14 +15,74 @@
 
 use std::path::{Path, PathBuf};
 
-use ltr_metrics::{Criterion, EvalConfig, QueryMetrics, Summary};
+use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
+use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary};
 use serde::{Deserialize, Serialize};
 
+use crate::code::{CellCode, CodeHashes, sha256_hex};
 use crate::error::{HarnessError, Result};
-use crate::registry::{AlgoConfig, AnyModel};
+use crate::protocol::{criterion, eval_config};
+use crate::registry::{AlgoConfig, AnyModel, crate_of};
+use crate::spec::{AlgorithmEntry, ExperimentSpec};
 
-/// Format version of cell records; part of every key.
-pub const FORMAT: u32 = 1;
+/// Format version of cell records and keys; part of every key.
+pub const FORMAT: u32 = 2;
+
+/// What determines a cell; the sha256 of its JSON is the cell key.
+#[derive(Serialize)]
+struct KeyMaterial<'a> {
+    format: u32,
+    code: CellCode<'a>,
+    dataset: &'a str,
+    variant: &'a str,
+    features: usize,
+    missing_token: Option<&'a str>,
+    convention: Convention,
+    fold: u32,
+    train: &'a DataFile,
+    vali: &'a DataFile,
+    test: &'a DataFile,
+    seed: u64,
+    label: &'a str,
+    grid: &'a [AlgoConfig],
+    validation: &'a Criterion,
+    eval: &'a EvalConfig,
+}
+
+/// The key of a cell: the sha256 of everything that determines its numbers, with the code
+/// taken from `code` ([`CodeHashes::builtin`] in a run).
+pub fn cell_key(
+    code: &CodeHashes,
+    spec: &ExperimentSpec,
+    dataset: &DatasetInput,
+    fold: &FoldFiles,
+    entry: &AlgorithmEntry,
+) -> Result<String> {
+    let eval = eval_config(spec, dataset);
+    let material = KeyMaterial {
+        format: FORMAT,
+        code: code.cell_code(&crate_of(&entry.id)?)?,
+        dataset: &dataset.name,
+        variant: &dataset.variant,
+        features: dataset.features,
+        missing_token: dataset.missing_token.as_deref(),
+        convention: dataset.convention,
+        fold: fold.fold,
+        train: &fold.train,
+        vali: &fold.vali,
+        test: &fold.test,
+        seed: spec.seed,
+        label: &entry.label,
+        grid: &entry.grid,
+        validation: &criterion(spec, dataset, entry),
+        eval: &eval,
+    };
+    let bytes = serde_json::to_vec(&material).map_err(|e| HarnessError::Serialize {
+        what: format!("the key of {} fold {} {}", dataset.name, fold.fold, entry.label),
+        reason: e.to_string(),
+    })?;
+    Ok(sha256_hex(&bytes))
+}
 
 /// One grid point's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,6 +126,8 @@ pub struct CellRecord {
     pub test: Summary,
     /// Test metrics per query.
     pub per_query: Vec<QueryMetrics>,
+    /// sha256 of the executable that computed the cell: provenance only, not part of the key.
+    pub binary: String,
 }
 
 /// Fit times of a cell (not part of the deterministic record).
@@ -199,4 +263,90 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         HarnessError::store(path, e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn file(name: &str) -> DataFile {
+        DataFile { rel: format!("D/Fold1/{name}.txt"), sha256: format!("{name:0>64}") }
+    }
+
+    fn dataset() -> DatasetInput {
+        DatasetInput {
+            name: "D".into(),
+            variant: "v".into(),
+            convention: Convention::Letor3,
+            features: 3,
+            missing_token: None,
+            root: PathBuf::from("/nowhere"),
+            folds: vec![FoldFiles { fold: 1, train: file("train"), vali: file("vali"), test: file("test") }],
+        }
+    }
+
+    /// label -> key of every algorithm of the letor3 spec on fold 1 of a made-up dataset.
+    fn keys(code: &CodeHashes) -> Vec<(String, String)> {
+        let spec = ExperimentSpec::builtin("letor3").unwrap();
+        let d = dataset();
+        spec.algorithms
+            .iter()
+            .map(|e| (e.label.clone(), cell_key(code, &spec, &d, &d.folds[0], e).unwrap()))
+            .collect()
+    }
+
+    /// The labels whose keys differ after `change` alters the code table.
+    fn moved(change: impl FnOnce(&mut CodeHashes)) -> Vec<String> {
+        let code = CodeHashes::builtin();
+        let mut altered = code.clone();
+        change(&mut altered);
+        keys(&code).into_iter().zip(keys(&altered)).filter(|(a, b)| a != b).map(|(a, _)| a.0).collect()
+    }
+
+    fn touch(krate: &'static str) -> impl FnOnce(&mut CodeHashes) {
+        move |code| code.crates.get_mut(krate).unwrap().sources = "0".repeat(64)
+    }
+
+    fn every_label() -> Vec<String> {
+        ExperimentSpec::builtin("letor3").unwrap().algorithms.into_iter().map(|a| a.label).collect()
+    }
+
+    #[test]
+    fn changing_lambdamart_changes_only_lambdamart_cells() {
+        assert_eq!(moved(touch("ltr-lambdamart")), ["lambdamart"]);
+        // A crate shared by two algorithms moves both and nothing else.
+        assert_eq!(moved(touch("ltr-trees")), ["lambdamart", "intervalrank"]);
+    }
+
+    #[test]
+    fn changing_the_core_the_reader_or_the_metrics_changes_every_cell() {
+        for krate in ["ltr-core", "ltr-data", "ltr-metrics"] {
+            assert_eq!(moved(touch(krate)), every_label(), "{krate}");
+        }
+    }
+
+    #[test]
+    fn changing_the_protocol_or_the_lock_file_changes_every_cell() {
+        let protocol = |c: &mut CodeHashes| {
+            *c.harness_files.get_mut("src/protocol.rs").unwrap() = "0".repeat(64);
+        };
+        assert_eq!(moved(protocol), every_label());
+        assert_eq!(moved(|c| c.cargo_lock = "0".repeat(64)), every_label());
+        // Keys are stable for the same inputs, and differ per fold file hash.
+        let code = CodeHashes::builtin();
+        assert_eq!(keys(&code), keys(&code));
+    }
+
+    #[test]
+    fn a_crate_missing_from_the_table_is_an_error_not_a_silent_key() {
+        let mut code = CodeHashes::builtin();
+        code.crates.remove("ltr-metrics");
+        let spec = ExperimentSpec::builtin("letor3").unwrap();
+        let d = dataset();
+        let e = cell_key(&code, &spec, &d, &d.folds[0], &spec.algorithms[0]).unwrap_err().to_string();
+        assert!(e.contains("ltr-metrics"), "{e}");
+    }
 }

@@ -1,13 +1,23 @@
-//! Per-fold rows -> per dataset and algorithm mean and standard deviation, with polars.
+//! Cells as polars frames, and their aggregation through the lazy API.
+//!
+//! * [`cell_frame`]: one row per cell (dataset, algorithm, fold) with each report metric of
+//!   the fold's test means, as the official scripts compute them.
+//! * [`query_frame`]: one row per test query of every cell (dataset, fold, query id,
+//!   algorithm) with each report metric, for analyses across queries (significance tests,
+//!   per-query wins) that the tables do not need.
+//! * [`aggregate`]: the cell frame grouped by (dataset, algorithm) in first-appearance order:
+//!   fold count, mean and sample standard deviation of every metric.
 
-#![allow(deprecated)] // polars' eager group-by aggregations: all this crate needs, without the lazy engine.
-
+use ltr_harness::store::CellRecord;
+use ltr_metrics::Metric;
 use polars::prelude::*;
+use polars_io::SerWriter;
+use polars_io::csv::write::CsvWriter;
 
 use crate::ReportError;
 
 /// The metric columns of the comparison tables.
-pub const METRICS: [&str; 8] = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@1", "p@3", "p@10", "map"];
+pub const METRICS: [Metric; 8] = Metric::REPORT;
 
 /// One fold of one algorithm on one dataset.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,8 +28,20 @@ pub struct FoldRow {
     pub algorithm: String,
     /// Fold.
     pub fold: u32,
-    /// Values of [`METRICS`].
+    /// Values of [`METRICS`] (NaN: not evaluated).
     pub metrics: [f64; 8],
+}
+
+impl FoldRow {
+    /// The row of a cell: its test means.
+    pub fn of(cell: &CellRecord) -> Self {
+        Self {
+            dataset: cell.dataset.clone(),
+            algorithm: cell.label.clone(),
+            fold: cell.fold,
+            metrics: METRICS.map(|m| m.of_summary(&cell.test).unwrap_or(f64::NAN)),
+        }
+    }
 }
 
 /// Mean and sample standard deviation over folds.
@@ -37,54 +59,102 @@ pub struct Aggregate {
     pub std: [f64; 8],
 }
 
-/// The fold rows as a polars frame (one chunk, input order).
-pub fn frame(rows: &[FoldRow]) -> PolarsResult<DataFrame> {
+impl Aggregate {
+    /// The mean of `metric` (NaN if it is not a report column).
+    pub fn mean_of(&self, metric: Metric) -> f64 {
+        METRICS.iter().position(|m| *m == metric).map_or(f64::NAN, |j| self.mean[j])
+    }
+}
+
+/// The column name of a metric in every frame (`ndcg@10`).
+pub fn column(metric: Metric) -> PlSmallStr {
+    metric.to_string().into()
+}
+
+/// One row per cell: `dataset`, `algorithm`, `fold` and one column per report metric.
+pub fn cell_frame(rows: &[FoldRow]) -> PolarsResult<DataFrame> {
     let mut cols = vec![
         Column::new("dataset".into(), rows.iter().map(|r| r.dataset.as_str()).collect::<Vec<_>>()),
         Column::new("algorithm".into(), rows.iter().map(|r| r.algorithm.as_str()).collect::<Vec<_>>()),
         Column::new("fold".into(), rows.iter().map(|r| r.fold).collect::<Vec<_>>()),
     ];
     for (j, m) in METRICS.iter().enumerate() {
-        cols.push(Column::new((*m).into(), rows.iter().map(|r| r.metrics[j]).collect::<Vec<_>>()));
+        cols.push(Column::new(column(*m), rows.iter().map(|r| r.metrics[j]).collect::<Vec<_>>()));
     }
     DataFrame::new(rows.len(), cols)
 }
 
-/// Groups by (dataset, algorithm) in first-appearance order and aggregates every metric.
+/// One row per test query of every cell: `dataset`, `fold`, `query` (its id), `algorithm`
+/// and one column per report metric, in cell order then the evaluation's query order.
+pub fn query_frame(cells: &[&CellRecord]) -> PolarsResult<DataFrame> {
+    let n: usize = cells.iter().map(|c| c.per_query.len()).sum();
+    let (mut dataset, mut fold, mut query, mut algorithm) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(n); METRICS.len()];
+    for c in cells {
+        for q in &c.per_query {
+            dataset.push(c.dataset.as_str());
+            fold.push(c.fold);
+            query.push(q.qid.as_str());
+            algorithm.push(c.label.as_str());
+            for (j, m) in METRICS.iter().enumerate() {
+                values[j].push(m.of_query(q).unwrap_or(f64::NAN));
+            }
+        }
+    }
+    let mut cols = vec![
+        Column::new("dataset".into(), dataset),
+        Column::new("fold".into(), fold),
+        Column::new("query".into(), query),
+        Column::new("algorithm".into(), algorithm),
+    ];
+    for (m, v) in METRICS.iter().zip(values) {
+        cols.push(Column::new(column(*m), v));
+    }
+    DataFrame::new(n, cols)
+}
+
+/// Groups the cell rows by (dataset, algorithm) in first-appearance order and aggregates
+/// every metric: fold count, mean, sample standard deviation.
 pub fn aggregate(rows: &[FoldRow]) -> Result<Vec<Aggregate>, ReportError> {
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    let df = frame(rows)?;
-    let keys = ["dataset", "algorithm"];
-    let mean = df.group_by_stable(keys)?.select(METRICS).mean()?;
-    let std = df.group_by_stable(keys)?.select(METRICS).std(1)?;
-    let count = df.group_by_stable(keys)?.select(["fold"]).count()?;
+    let mut aggs = vec![col("fold").len().alias("folds")];
+    for m in METRICS {
+        let name = column(m);
+        aggs.push(col(name.clone()).mean().alias(format!("{name}_mean")));
+        aggs.push(col(name.clone()).std(1).alias(format!("{name}_std")));
+    }
+    let out =
+        cell_frame(rows)?.lazy().group_by_stable([col("dataset"), col("algorithm")]).agg(aggs).collect()?;
 
-    let text = |frame: &DataFrame, col: &str, i: usize| -> Result<String, ReportError> {
-        Ok(frame.column(col)?.str()?.get(i).unwrap_or_default().to_owned())
+    let text = |name: &str, i: usize| -> Result<String, ReportError> {
+        Ok(out.column(name)?.str()?.get(i).unwrap_or_default().to_owned())
     };
-    let number = |frame: &DataFrame, col: &str, i: usize| -> Result<f64, ReportError> {
-        Ok(frame.column(col)?.f64()?.get(i).unwrap_or(0.0))
+    let number = |name: &str, i: usize| -> Result<f64, ReportError> {
+        // A null standard deviation (one fold) is 0: nothing varies.
+        Ok(out.column(name)?.f64()?.get(i).unwrap_or(0.0))
     };
-    let mut out = Vec::with_capacity(mean.height());
-    for i in 0..mean.height() {
-        let mut m = [0.0; 8];
-        let mut s = [0.0; 8];
-        for (j, name) in METRICS.iter().enumerate() {
-            m[j] = number(&mean, &format!("{name}_mean"), i)?;
-            s[j] = number(&std, &format!("{name}_agg_std"), i)?;
+    let folds = out.column("folds")?.cast(&DataType::UInt64)?;
+    let folds = folds.u64()?;
+    let mut result = Vec::with_capacity(out.height());
+    for i in 0..out.height() {
+        let mut mean = [0.0; 8];
+        let mut std = [0.0; 8];
+        for (j, m) in METRICS.iter().enumerate() {
+            mean[j] = number(&format!("{m}_mean"), i)?;
+            std[j] = number(&format!("{m}_std"), i)?;
         }
-        let folds = count.column("fold_count")?.cast(&DataType::UInt64)?.u64()?.get(i).unwrap_or(0) as usize;
-        out.push(Aggregate {
-            dataset: text(&mean, "dataset", i)?,
-            algorithm: text(&mean, "algorithm", i)?,
-            folds,
-            mean: m,
-            std: s,
+        result.push(Aggregate {
+            dataset: text("dataset", i)?,
+            algorithm: text("algorithm", i)?,
+            folds: folds.get(i).unwrap_or(0) as usize,
+            mean,
+            std,
         });
     }
-    Ok(out)
+    Ok(result)
 }
 
 /// The aggregates as CSV (header, one row per dataset and algorithm), written by polars.
@@ -128,9 +198,22 @@ mod tests {
         assert_eq!((aggs[0].dataset.as_str(), aggs[0].algorithm.as_str(), aggs[0].folds), ("B", "x", 3));
         assert!((aggs[0].mean[7] - 2.0).abs() < 1e-15);
         assert!((aggs[0].std[7] - 1.0).abs() < 1e-15);
-        assert_eq!(aggs[1].folds, 1);
+        assert_eq!(aggs[0].mean_of(Metric::Map), aggs[0].mean[7]);
+        assert_eq!((aggs[1].folds, aggs[1].std[0]), (1, 0.0));
         let csv = to_csv(&aggs, &[]).unwrap();
         assert!(csv.starts_with("dataset,algorithm,folds,ndcg@1_mean,ndcg@1_std"), "{csv}");
         assert_eq!(csv.lines().count(), 3);
+    }
+
+    #[test]
+    fn the_aggregation_is_the_textbook_mean_and_sample_std() {
+        let values = [0.4486982041585071, 0.3467645435311651, 0.5012, 0.47, 0.43];
+        let rows: Vec<FoldRow> =
+            values.iter().enumerate().map(|(i, v)| row("D", "a", i as u32 + 1, *v)).collect();
+        let agg = &aggregate(&rows).unwrap()[0];
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        assert!((agg.mean[0] - mean).abs() < 1e-15 && (agg.std[0] - var.sqrt()).abs() < 1e-15);
     }
 }

@@ -12,27 +12,31 @@
 //! The JSON and CSV carry no timings and no wall-clock data: the same run gives the same bytes.
 
 pub mod aggregate;
+pub mod check;
+pub mod json;
 pub mod published;
 mod render;
+mod values;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ltr_harness::check::{MeanRow, MeansFile};
-use ltr_harness::runner::{DatasetStatus, RunRecord};
+use ltr_harness::runner::RunRecord;
 use ltr_harness::spec::ExperimentSpec;
 use ltr_harness::store::{CellRecord, CellTiming, ResultStore};
-use ltr_metrics::Metric;
-use serde::Serialize;
+use ltr_metrics::Convention;
 
 pub use aggregate::{Aggregate, FoldRow, METRICS};
+pub use check::{CheckOutcome, MeanRow, MeansFile, Moved, compare};
 pub use published::{Published, PublishedRow};
+pub use render::describe;
+pub use values::MetricValues;
 
 /// Errors of the report layer.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReportError {
-    /// A missing or unreadable input.
+    /// A missing or unreadable input (a store file, a baseline, the published numbers).
     #[error("{}: {reason}", path.display())]
     Input {
         /// The file.
@@ -43,6 +47,9 @@ pub enum ReportError {
     /// A polars failure.
     #[error("aggregation: {0}")]
     Polars(String),
+    /// The report JSON could not be written or does not read back.
+    #[error("report JSON: {0}")]
+    Json(String),
     /// From the harness.
     #[error(transparent)]
     Harness(#[from] ltr_harness::HarnessError),
@@ -101,6 +108,16 @@ impl ReportInput {
         }
         Ok(Self { spec, run, cells, timings, published, title, code_version })
     }
+
+    /// The cells' per-query frame ([`aggregate::query_frame`]), in report order.
+    pub fn query_frame(&self) -> Result<polars::prelude::DataFrame, ReportError> {
+        Ok(aggregate::query_frame(&ordered_cells(self))?)
+    }
+
+    /// The cells' frame ([`aggregate::cell_frame`]), in report order.
+    pub fn cell_frame(&self) -> Result<polars::prelude::DataFrame, ReportError> {
+        Ok(aggregate::cell_frame(&fold_rows(self))?)
+    }
 }
 
 /// A rendered report.
@@ -114,40 +131,21 @@ pub struct Report {
     pub csv: String,
 }
 
-/// One row of the JSON's per-fold table.
-#[derive(Debug, Clone, Serialize)]
-struct FoldJson<'a> {
-    dataset: &'a str,
-    algorithm: &'a str,
-    fold: u32,
-    cell: &'a str,
-    chosen_params: serde_json::Value,
-    validation: f64,
-    metrics: BTreeMap<&'static str, f64>,
-}
-
-/// The value of a report metric column from a fold's test summary.
-pub fn metric_value(cell: &CellRecord, name: &str) -> f64 {
-    name.parse::<Metric>().ok().and_then(|m| m.of_summary(&cell.test)).unwrap_or(f64::NAN)
+fn fold_rows(input: &ReportInput) -> Vec<FoldRow> {
+    ordered_cells(input).into_iter().map(FoldRow::of).collect()
 }
 
 /// Builds the report.
 pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
-    let rows: Vec<FoldRow> = ordered_cells(input)
-        .iter()
-        .map(|c| FoldRow {
-            dataset: c.dataset.clone(),
-            algorithm: c.label.clone(),
-            fold: c.fold,
-            metrics: METRICS.map(|m| metric_value(c, m)),
-        })
-        .collect();
-    let aggs = aggregate::aggregate(&rows)?;
+    let aggs = aggregate::aggregate(&fold_rows(input))?;
     let markdown = render::markdown(input, &aggs);
-    let json = json(input, &aggs)?;
+    let json = json::to_text(&json::document(input, &aggs))?;
     let family: Vec<String> =
         aggs.iter().map(|a| algorithm_info(input, &a.algorithm).family.to_string()).collect();
-    let conventions: Vec<String> = aggs.iter().map(|a| convention_of(input, &a.dataset)).collect();
+    let conventions: Vec<String> = aggs
+        .iter()
+        .map(|a| convention_of(input, &a.dataset).map(|c| c.to_string()).unwrap_or_default())
+        .collect();
     let csv = aggregate::to_csv(&aggs, &[("family", family), ("convention", conventions)])?;
     Ok(Report { markdown, json, csv })
 }
@@ -176,103 +174,10 @@ static UNKNOWN: ltr_core::AlgorithmInfo = ltr_core::AlgorithmInfo {
     reference: "?",
 };
 
-pub(crate) fn convention_of(input: &ReportInput, dataset: &str) -> String {
-    input
-        .cells
-        .iter()
-        .find(|c| c.dataset == dataset)
-        .map(|c| c.eval.convention.to_string())
-        .unwrap_or_else(|| input.spec.convention.map(|c| c.to_string()).unwrap_or_default())
-}
-
-fn json(input: &ReportInput, aggs: &[Aggregate]) -> Result<String, ReportError> {
-    let means: Vec<MeanRow> = aggs
-        .iter()
-        .map(|a| MeanRow {
-            dataset: a.dataset.clone(),
-            algorithm: a.algorithm.clone(),
-            folds: a.folds,
-            metrics: METRICS.iter().zip(a.mean).map(|(m, v)| ((*m).to_owned(), v)).collect(),
-        })
-        .collect();
-    let std: Vec<serde_json::Value> = aggs
-        .iter()
-        .map(|a| {
-            serde_json::json!({
-                "dataset": a.dataset,
-                "algorithm": a.algorithm,
-                "metrics": METRICS.iter().zip(a.std).map(|(m, v)| ((*m).to_owned(), v)).collect::<BTreeMap<_, _>>(),
-            })
-        })
-        .collect();
-    let folds: Vec<FoldJson<'_>> = ordered_cells(input)
-        .into_iter()
-        .map(|c| FoldJson {
-            dataset: &c.dataset,
-            algorithm: &c.label,
-            fold: c.fold,
-            cell: &c.key,
-            chosen_params: c.grid.get(c.chosen).map(|g| g.config.params_json()).unwrap_or_default(),
-            validation: c.grid.get(c.chosen).map_or(f64::NAN, |g| g.vali),
-            metrics: METRICS.iter().map(|m| (*m, metric_value(c, m))).collect(),
-        })
-        .collect();
-    let conventions: BTreeMap<String, String> = input
-        .spec
-        .datasets
-        .iter()
-        .map(|d| (d.clone(), convention_of(input, d)))
-        .filter(|(_, c)| !c.is_empty())
-        .collect();
-    let algorithms: Vec<serde_json::Value> = input
-        .spec
-        .algorithms
-        .iter()
-        .map(|a| {
-            serde_json::json!({
-                "label": a.label,
-                "info": algorithm_info(input, &a.label),
-                "validation_metric": a.validation_metric.to_string(),
-                "grid": a.grid.iter().map(|g| g.params_json()).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let datasets: Vec<serde_json::Value> = input
-        .run
-        .datasets
-        .iter()
-        .map(|d| match d {
-            DatasetStatus::Available(x) => serde_json::json!({
-                "name": x.name, "status": "available", "variant": x.variant, "convention": x.convention,
-                "files": x.folds.iter().flat_map(|f| [&f.train, &f.vali, &f.test])
-                    .map(|f| (f.rel.clone(), f.sha256.clone())).collect::<BTreeMap<_, _>>(),
-            }),
-            DatasetStatus::Unavailable { name, reason } => {
-                serde_json::json!({ "name": name, "status": "unavailable", "reason": reason })
-            }
-        })
-        .collect();
-    let published: Vec<&PublishedRow> =
-        input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect();
-    let doc = serde_json::json!({
-        "name": input.spec.name,
-        "collection": input.spec.collection,
-        "title": input.title,
-        "seed": input.spec.seed,
-        "code_version": input.code_version,
-        "conventions": conventions,
-        "datasets": datasets,
-        "algorithms": algorithms,
-        "means": means,
-        "std": std,
-        "folds": folds,
-        "published": published,
-        "failed": input.run.failed,
-    });
-    // Sanity: the file must read back as what `ltr check` expects.
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| ReportError::Polars(e.to_string()))? + "\n";
-    serde_json::from_str::<MeansFile>(&text).map_err(|e| ReportError::Polars(e.to_string()))?;
-    Ok(text)
+/// The convention a dataset's numbers were computed with: its cells', else the spec's
+/// override (`None`: not run and no override).
+pub(crate) fn convention_of(input: &ReportInput, dataset: &str) -> Option<Convention> {
+    input.cells.iter().find(|c| c.dataset == dataset).map(|c| c.eval.convention).or(input.spec.convention)
 }
 
 /// Writes `<dir>/<name>.md`, `.json` and `.csv`.
@@ -285,4 +190,62 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use ltr_harness::store::{FORMAT, GridPoint};
+    use ltr_metrics::{Criterion, EvalConfig, Metric};
+    use polars::prelude::*;
+
+    use super::*;
+
+    /// A cell of two queries evaluated for real, so its summary and per-query rows agree.
+    fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
+        let cfg = EvalConfig::official(Convention::Letor3);
+        let qids = vec!["q1".to_string(), "q2".to_string()];
+        let eval = ltr_metrics::evaluate(&qids, &[2, 0, 1, 0, 1], &[0, 3, 5], None, scores, &cfg).unwrap();
+        let config = ltr_harness::AlgoConfig::default_for("regression").unwrap();
+        CellRecord {
+            format: FORMAT,
+            key: format!("{label}{fold}"),
+            dataset: "D".into(),
+            variant: "v".into(),
+            fold,
+            label: label.into(),
+            algorithm: "regression".into(),
+            test_file: "D/test.txt".into(),
+            test_sha256: "0".repeat(64),
+            validation: Criterion::new(Metric::Map, cfg),
+            eval: cfg,
+            grid: vec![GridPoint { config, vali: 0.5 }],
+            chosen: 0,
+            test: eval.summary,
+            per_query: eval.per_query,
+            binary: String::new(),
+        }
+    }
+
+    #[test]
+    fn query_and_cell_frames_hold_every_query_and_every_cell() {
+        let cells = [cell("a", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]), cell("a", 2, &[0.1, 0.9, 0.5, 0.3, 0.2])];
+        let refs: Vec<&CellRecord> = cells.iter().collect();
+        let q = aggregate::query_frame(&refs).unwrap();
+        assert_eq!(q.shape(), (4, 4 + METRICS.len()));
+        assert_eq!(q.column("query").unwrap().str().unwrap().get(1), Some("q2"));
+        // The per-query means are the fold's means (no document ids to collapse here).
+        let map_by_fold = q.lazy().group_by_stable([col("fold")]).agg([col("map").mean()]).collect().unwrap();
+        let means = map_by_fold.column("map").unwrap().f64().unwrap();
+        for (i, c) in cells.iter().enumerate() {
+            assert!((means.get(i).unwrap() - c.test.map).abs() < 1e-15);
+        }
+        let rows: Vec<FoldRow> = cells.iter().map(FoldRow::of).collect();
+        let f = aggregate::cell_frame(&rows).unwrap();
+        assert_eq!(f.shape(), (2, 3 + METRICS.len()));
+        assert_eq!(
+            f.column("ndcg@10").unwrap().f64().unwrap().get(0),
+            Metric::Ndcg(10).of_summary(&cells[0].test)
+        );
+    }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ReportError;
+use crate::{MetricValues, ReportError};
 
 /// The shipped reference file, compiled in.
 pub const BUILTIN: &str = include_str!("../../../reports/published/letor.toml");
@@ -32,8 +32,8 @@ pub struct PublishedRow {
     pub ids: Vec<String>,
     /// Key into `sources`.
     pub source: String,
-    /// Metric name (`ndcg@10`, `map`) -> value.
-    pub metrics: BTreeMap<String, f64>,
+    /// Metric -> value (written `ndcg@10 = 0.41`).
+    pub metrics: MetricValues,
     /// Caveat shown with the row.
     #[serde(default)]
     pub note: Option<String>,

@@ -3,12 +3,12 @@
 use std::collections::BTreeMap;
 
 use ltr_harness::runner::DatasetStatus;
-use ltr_metrics::Convention;
+use ltr_metrics::{Convention, Metric};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
-use crate::aggregate::{Aggregate, METRICS};
-use crate::{ReportInput, algorithm_info, metric_value, ordered_cells};
+use crate::aggregate::{Aggregate, FoldRow, METRICS};
+use crate::{ReportInput, algorithm_info, ordered_cells};
 
 fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
     let mut b = Builder::default();
@@ -21,26 +21,37 @@ fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
     t.to_string() + "\n"
 }
 
-fn header_label(metric: &str) -> String {
-    metric.replace("ndcg", "NDCG").replace("p@", "P@").replace("map", "MAP")
+/// A metric's column header (`NDCG@10`, `P@3`, `MAP`).
+fn header_label(metric: Metric) -> String {
+    match metric {
+        Metric::Map => "MAP".into(),
+        Metric::Mrr => "MRR".into(),
+        Metric::MeanNdcg => "MeanNDCG".into(),
+        Metric::Ndcg(k) => format!("NDCG@{k}"),
+        Metric::Precision(k) => format!("P@{k}"),
+        Metric::Err(k) => format!("ERR@{k}"),
+    }
 }
 
+/// The metrics of the published-numbers tables (papers rarely report P@k).
+const PUBLISHED_METRICS: [Metric; 5] =
+    [Metric::Ndcg(1), Metric::Ndcg(3), Metric::Ndcg(5), Metric::Ndcg(10), Metric::Map];
+
 /// What a convention means, in one line.
-pub fn describe(convention: &str) -> &'static str {
-    match convention.parse::<Convention>() {
-        Ok(Convention::Letor3) => {
+pub fn describe(convention: Convention) -> &'static str {
+    match convention {
+        Convention::Letor3 => {
             "LETOR 3.0 script (Eval-Score-3.0.pl): gain 2^l-1; ranks 1-2 undiscounted, rank r>=3 discounted by 1/log2(r); ties in file order; NDCG@k and P@k past a query's end count 0; a query without relevant documents scores 0 and counts; relevant = grade >= 1"
         }
-        Ok(Convention::Letor4) => {
+        Convention::Letor4 => {
             "LETOR 4.0 script (Eval-Score-4.0.pl): as letor3, except P@k past a query's end divides by k"
         }
-        Ok(Convention::Mslr) => {
+        Convention::Mslr => {
             "MSLR script: as letor4 with grades 0-4 (gains 0, 1, 3, 7, 15) and relevant = grade >= 2"
         }
-        Ok(Convention::Standard) => {
+        Convention::Standard => {
             "standard: gain 2^l-1, discount 1/log2(r+1), k cut at the list length; queries without relevant documents score 1"
         }
-        Err(_) => "unknown",
     }
 }
 
@@ -59,17 +70,17 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
     );
 
     // Header.
-    let conventions: BTreeMap<String, Vec<String>> =
+    // By convention name, so the rows come in the same order whatever the spec's order.
+    let conventions: BTreeMap<&'static str, (Convention, Vec<String>)> =
         spec.datasets.iter().fold(BTreeMap::new(), |mut acc, d| {
-            let c = crate::convention_of(input, d);
-            if !c.is_empty() {
-                acc.entry(c).or_insert_with(Vec::new).push(d.clone());
+            if let Some(c) = crate::convention_of(input, d) {
+                acc.entry(c.name()).or_insert_with(|| (c, Vec::new())).1.push(d.clone());
             }
             acc
         });
     let mut head: Vec<Vec<String>> = Vec::new();
-    for (c, ds) in &conventions {
-        head.push(vec![format!("Metric convention ({})", ds.join(", ")), format!("`{c}`: {}", describe(c))]);
+    for (c, ds) in conventions.values() {
+        head.push(vec![format!("Metric convention ({})", ds.join(", ")), format!("`{c}`: {}", describe(*c))]);
     }
     let mut selection: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for a in &spec.algorithms {
@@ -189,10 +200,10 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
             }
             continue;
         }
-        let conv = crate::convention_of(input, d);
+        let conv = crate::convention_of(input, d).map(Convention::name).unwrap_or_default();
         md += &format!("## {d} ({conv} convention)\n\n");
         let mut header = vec!["Algorithm".to_owned()];
-        header.extend(METRICS.iter().map(|m| header_label(m)));
+        header.extend(METRICS.map(header_label));
         header.push("Fit s/fold".into());
         let rows = here
             .iter()
@@ -265,7 +276,7 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
         md += "Re-evaluating a cell's saved test scores (`<results>/<name>/cells/<cell>.scores`) with `ltr eval` gives these numbers exactly.\n\n";
         let mut header =
             vec!["Dataset".to_owned(), "Algorithm".to_owned(), "Fold".to_owned(), "Cell".to_owned()];
-        header.extend(METRICS.iter().map(|m| header_label(m)));
+        header.extend(METRICS.map(header_label));
         let rows = cells
             .iter()
             .map(|c| {
@@ -275,7 +286,7 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
                     c.fold.to_string(),
                     format!("`{}`", &c.key[..12]),
                 ];
-                r.extend(METRICS.iter().map(|m| fmt4(metric_value(c, m))));
+                r.extend(FoldRow::of(c).metrics.map(fmt4));
                 r
             })
             .collect();
@@ -314,9 +325,8 @@ fn published_table(input: &ReportInput, d: &str, here: &[&Aggregate]) -> Option<
     } else {
         "Each cell: ours / published / difference (ours - published). Published rows without a counterpart here are shown for reference.\n\n"
     };
-    let keys = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map"];
     let mut header = vec!["Published".to_owned(), "Ours".to_owned()];
-    header.extend(keys.iter().map(|k| header_label(k)));
+    header.extend(PUBLISHED_METRICS.map(header_label));
     let mut rows = Vec::new();
     for p in &published {
         let ours: Vec<&&Aggregate> = here
@@ -330,17 +340,17 @@ fn published_table(input: &ReportInput, d: &str, here: &[&Aggregate]) -> Option<
         if ours.is_empty() {
             let mut r = vec![name.clone(), "-".into()];
             r.extend(
-                keys.iter().map(|k| p.metrics.get(*k).map_or("-".into(), |v| format!("- / {v:.4} / -"))),
+                PUBLISHED_METRICS.map(|m| p.metrics.get(m).map_or("-".into(), |v| format!("- / {v:.4} / -"))),
             );
             rows.push(r);
         }
         for a in ours {
             let mut r = vec![name.clone(), a.algorithm.clone()];
-            for k in keys {
-                let j = METRICS.iter().position(|m| *m == k).unwrap_or(0);
-                r.push(match p.metrics.get(k) {
-                    Some(v) => format!("{} / {v:.4} / {:+.4}", fmt4(a.mean[j]), a.mean[j] - v),
-                    None => format!("{} / - / -", fmt4(a.mean[j])),
+            for m in PUBLISHED_METRICS {
+                let ours = a.mean_of(m);
+                r.push(match p.metrics.get(m) {
+                    Some(v) => format!("{} / {v:.4} / {:+.4}", fmt4(ours), ours - v),
+                    None => format!("{} / - / -", fmt4(ours)),
                 });
             }
             rows.push(r);

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use ltr_harness::check::{MeansFile, compare};
+use ltr_report::{MeansFile, compare};
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
@@ -74,7 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             b.push_record([
                 m.dataset.clone(),
                 m.algorithm.clone(),
-                m.metric.clone(),
+                m.metric.to_string(),
                 format!("{:.4}", m.baseline),
                 format!("{:.4}", m.current),
                 format!("{:+.4}", m.current - m.baseline),

@@ -29,7 +29,7 @@ pub struct Args {
     /// Scores, one per line in the feature file's order (RankLib's 3-column output works too).
     score_file: PathBuf,
     /// Metric convention: letor3 (Eval-Score-3.0.pl), letor4 (Eval-Score-4.0.pl), mslr, standard.
-    #[arg(long, default_value = "letor3")]
+    #[arg(long, default_value_t = ltr_metrics::DEFAULT_CONVENTION)]
     convention: Convention,
     /// Also print every query (the scripts' flag 1).
     #[arg(long)]

@@ -3,8 +3,10 @@
 pub mod check;
 pub mod eval;
 pub mod fetch;
+pub mod pipeline;
 pub mod predict;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod train;
 
@@ -62,9 +64,10 @@ pub fn code_version() -> String {
     }
 }
 
-/// The sha256 of the running executable: cells computed by another build are not reused.
-/// Falls back to the version string when the executable cannot be read.
-pub fn code_identity() -> String {
+/// The sha256 of the running executable, recorded in each computed cell as provenance (cells
+/// are keyed by source hashes, not by the executable). Falls back to the version string when
+/// the executable cannot be read.
+pub fn binary_sha256() -> String {
     use sha2::{Digest, Sha256};
     let bytes = std::env::current_exe().and_then(std::fs::read);
     match bytes {

@@ -15,8 +15,7 @@ use serde::{Deserialize, Serialize};
 /// Arguments of `ltr train`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Algorithm id (regression, prank, ranksvm, crr, pcrank, rankboost, adarank-map,
-    /// adarank-ndcg, lambdamart, intervalrank).
+    #[arg(help = algorithm_help())]
     algorithm: String,
     /// Training file (LETOR format, plain or .gz).
     #[arg(long)]
@@ -30,12 +29,13 @@ pub struct Args {
     /// Seed of every random decision.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Validation metric (default: map; ndcg@10 for lambdamart).
+    /// Validation metric (default: the algorithm's, as in the experiment specs).
     #[arg(long)]
     metric: Option<Metric>,
-    /// Convention of the validation metric.
-    #[arg(long, default_value = "letor4")]
-    convention: Convention,
+    /// Metric convention of the data, used by the validation metric and by learners that
+    /// evaluate during training (default: letor3, as `ltr eval`).
+    #[arg(long)]
+    convention: Option<Convention>,
     /// Feature count (default: the highest index in the training file).
     #[arg(long)]
     features: Option<usize>,
@@ -59,16 +59,28 @@ pub struct ModelFile {
     pub model: AnyModel,
 }
 
+/// The help of the algorithm argument: the registered ids.
+fn algorithm_help() -> String {
+    format!("Algorithm id: {} (`ltr algorithms` lists their parameters)", ltr_harness::registry::known_ids())
+}
+
 /// Runs `ltr train`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = AlgoConfig::from_settings(&args.algorithm, &args.settings)?;
     let t = Instant::now();
     let opts = ReadOptions { n_features: args.features, ..Default::default() };
-    let train =
-        read_file(&args.train, &opts).with_context(|| format!("reading {}", args.train.display()))?.dataset;
+    let train = read_file(&args.train, &opts)
+        .with_context(|| format!("reading {}", args.train.display()))?
+        .dataset
+        .with_convention(args.convention);
     let opts = ReadOptions { n_features: Some(train.n_features()), ..Default::default() };
     let vali = match &args.vali {
-        Some(p) => Some(read_file(p, &opts).with_context(|| format!("reading {}", p.display()))?.dataset),
+        Some(p) => Some(
+            read_file(p, &opts)
+                .with_context(|| format!("reading {}", p.display()))?
+                .dataset
+                .with_convention(args.convention),
+        ),
         None => None,
     };
     log::info!(
@@ -79,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         t.elapsed().as_secs_f64()
     );
     let metric = args.metric.unwrap_or_else(|| default_validation_metric(&args.algorithm));
-    let criterion = Criterion::new(metric, EvalConfig::official(args.convention));
+    let criterion = Criterion::new(metric, EvalConfig::of(&train));
     let valid = vali.as_ref().map(|data| Validation { data, measure: &criterion });
     let mut rng = Rng::new(args.seed);
     let t = Instant::now();

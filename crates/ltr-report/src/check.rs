@@ -7,11 +7,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use ltr_metrics::{Convention, Metric};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{HarnessError, Result};
+use crate::{MetricValues, ReportError};
 
-/// Per dataset and algorithm, the mean over folds of each metric (`ndcg@10`, `map`, ...).
+/// Per dataset and algorithm, the mean over folds of each metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeanRow {
     /// Dataset.
@@ -20,8 +21,8 @@ pub struct MeanRow {
     pub algorithm: String,
     /// Number of folds averaged.
     pub folds: usize,
-    /// Metric name -> mean.
-    pub metrics: BTreeMap<String, f64>,
+    /// Metric -> mean.
+    pub metrics: MetricValues,
 }
 
 /// The part of a report or baseline file that `ltr check` reads.
@@ -29,19 +30,18 @@ pub struct MeanRow {
 pub struct MeansFile {
     /// Spec name.
     pub name: String,
-    /// The convention(s) the numbers were computed with, for the record.
+    /// Dataset -> the convention its numbers were computed with, for the record.
     #[serde(default)]
-    pub conventions: BTreeMap<String, String>,
+    pub conventions: BTreeMap<String, Convention>,
     /// The rows.
     pub means: Vec<MeanRow>,
 }
 
 impl MeansFile {
     /// Reads the `name`, `conventions` and `means` of a JSON file (other keys are ignored).
-    pub fn load(path: &Path) -> Result<Self> {
-        let bad = |reason: String| HarnessError::Baseline { path: path.to_owned(), reason };
-        let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-        serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))
+    pub fn load(path: &Path) -> Result<Self, ReportError> {
+        let bytes = std::fs::read(path).map_err(|e| ReportError::io(path, e))?;
+        serde_json::from_slice(&bytes).map_err(|e| ReportError::io(path, e))
     }
 }
 
@@ -53,7 +53,7 @@ pub struct Moved {
     /// Algorithm label.
     pub algorithm: String,
     /// Metric.
-    pub metric: String,
+    pub metric: Metric,
     /// Baseline value.
     pub baseline: f64,
     /// Value in the run (NaN if the metric is missing).
@@ -92,16 +92,16 @@ pub fn compare(baseline: &MeansFile, current: &MeansFile, tolerance: f64) -> Che
             out.missing.push(key(b));
             continue;
         };
-        for (metric, &bv) in &b.metrics {
+        for (metric, bv) in b.metrics.iter() {
             out.compared += 1;
-            let cv = c.metrics.get(metric).copied().unwrap_or(f64::NAN);
+            let cv = c.metrics.get(metric).unwrap_or(f64::NAN);
             // A missing or NaN number counts as moved.
             let within = (cv - bv).abs() <= tolerance;
             if !within {
                 out.moved.push(Moved {
                     dataset: b.dataset.clone(),
                     algorithm: b.algorithm.clone(),
-                    metric: metric.clone(),
+                    metric,
                     baseline: bv,
                     current: cv,
                 });
@@ -125,7 +125,7 @@ mod tests {
                 dataset: "D".into(),
                 algorithm: "a".into(),
                 folds: 5,
-                metrics: [("map".to_string(), v)].into_iter().collect(),
+                metrics: [(Metric::Map, v)].into_iter().collect(),
             }],
         }
     }
@@ -142,7 +142,7 @@ mod tests {
         assert_eq!(out.new, vec!["D/b".to_string()]);
         assert!(!out.passed());
         let mut nan = file(0.5);
-        nan.means[0].metrics.clear();
+        nan.means[0].metrics = MetricValues::default();
         assert!(!compare(&file(0.5), &nan, 0.005).passed());
     }
 }

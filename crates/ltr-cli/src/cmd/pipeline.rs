@@ -1,0 +1,102 @@
+//! The path `run`, `report` and `reproduce` share: the spec and its collection's manifest are
+//! loaded once, then the spec is run over resolved datasets and/or reported from the store.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use ltr_data::manifest::Manifest;
+use ltr_harness::runner::{DatasetStatus, RunOptions, RunRecord};
+use ltr_harness::spec::ExperimentSpec;
+use ltr_harness::store::ResultStore;
+use ltr_report::{Published, ReportInput};
+
+use crate::progress::RunBar;
+
+/// A loaded spec with its manifest.
+#[derive(Debug)]
+pub struct Pipeline {
+    /// The spec, restricted as asked.
+    pub spec: ExperimentSpec,
+    /// The manifest of its collection.
+    pub manifest: Manifest,
+}
+
+impl Pipeline {
+    /// Loads a spec by path, or by built-in name (preferring `experiments/<name>.toml` in the
+    /// working directory, so edits there take effect), restricted to `datasets` and
+    /// `algorithms` when they are not empty, and its collection's manifest.
+    pub fn load(spec: &str, datasets: &[String], algorithms: &[String]) -> anyhow::Result<Self> {
+        let path = Path::new(spec);
+        let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
+        let mut spec = if path.is_file() {
+            ExperimentSpec::load(path)?
+        } else if local.is_file() {
+            ExperimentSpec::load(&local)?
+        } else {
+            ExperimentSpec::builtin(spec)?
+        };
+        if !datasets.is_empty() {
+            spec.restrict_datasets(datasets)?;
+        }
+        if !algorithms.is_empty() {
+            spec.restrict_algorithms(algorithms)?;
+        }
+        let manifest = Manifest::builtin(&spec.collection)
+            .with_context(|| format!("{}: collection `{}`", spec.source, spec.collection))?;
+        Ok(Self { spec, manifest })
+    }
+
+    /// Runs every cell of the spec over `datasets` into the store under `results`, and prints
+    /// what it did: how many cells were computed and how many came from the store. Fails,
+    /// with one line saying why, when no cell could run.
+    pub fn run(&self, datasets: &[DatasetStatus], results: &Path, force: bool) -> anyhow::Result<RunRecord> {
+        let available = datasets.iter().any(|d| matches!(d, DatasetStatus::Available(_)));
+        if available {
+            for d in datasets {
+                if let DatasetStatus::Unavailable { name, reason } = d {
+                    eprintln!("{name}: unavailable ({reason}); the others go on");
+                }
+            }
+        }
+        let store = ResultStore::open(results, &self.spec.name)
+            .with_context(|| format!("opening the result store under {}", results.display()))?;
+        let bar = RunBar::new();
+        let opts = RunOptions { force, ..RunOptions::new(crate::cmd::binary_sha256()) };
+        let record = ltr_harness::runner::run(&self.spec, datasets, &store, &opts, &bar);
+        bar.finish();
+        let record = record?;
+        println!(
+            "{}: {} cells ({} computed now, {} from the store), {} failed, {:.1} s, results in {}",
+            self.spec.name,
+            record.cells.len(),
+            record.computed,
+            record.from_store(),
+            record.failed.len(),
+            record.wall_seconds,
+            store.root().display()
+        );
+        for f in &record.failed {
+            eprintln!("failed: {} fold {} {}: {}", f.dataset, f.fold, f.label, f.error);
+        }
+        Ok(record)
+    }
+
+    /// Builds the report of the spec from the store under `results` and writes
+    /// `<out>/<name>.{md,json,csv}`; prints and returns the paths.
+    pub fn report(&self, results: &Path, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let store = ResultStore::open(results, &self.spec.name)?;
+        let input = ReportInput::from_store(
+            self.spec.clone(),
+            &store,
+            Published::builtin()?,
+            self.manifest.title.clone(),
+            crate::cmd::code_version(),
+        )?;
+        let report = ltr_report::build(&input)?;
+        let written = ltr_report::write(&report, out, &self.spec.name)?;
+        for p in &written {
+            println!("wrote {}", p.display());
+        }
+        Ok(written)
+    }
+}

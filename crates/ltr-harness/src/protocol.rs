@@ -1,0 +1,205 @@
+//! The cross-validation protocol of one cell (a dataset fold and an algorithm entry), as the
+//! reports publish it: fit every grid point on train with its own derived seed, select on
+//! vali with the entry's metric by the one selection rule ([`ltr_core::select_best`]: higher
+//! wins, earliest on ties, NaN never beats a number), score test with the chosen model and
+//! evaluate it under the dataset's evaluation config. The test split takes part in no
+//! decision.
+//!
+//! The runner calls this for every cell; tests call it to check exactly what the reports
+//! publish:
+//!
+//! ```no_run
+//! use ltr_harness::{ExperimentSpec, protocol};
+//!
+//! /// Fold 1 of LambdaMART exactly as `reports/letor3.json` has it.
+//! fn fold_one(data: &ltr_data::resolved::DatasetInput) -> ltr_harness::Result<f64> {
+//!     let spec = ExperimentSpec::builtin("letor3")?;
+//!     let entry = spec.algorithm("lambdamart")?;
+//!     let cell = protocol::run_fold(&spec, data, 1, entry)?;
+//!     Ok(cell.evaluation.summary.map)
+//! }
+//! ```
+//!
+//! Every number of a cell is determined here and in the registry: the store keys cells by the
+//! hash of these two files (with the algorithm, reader and metric crates), so keep anything
+//! that cannot change a number elsewhere.
+
+use std::time::Instant;
+
+use ltr_core::{Dataset, Rng, Validation, derive_seed, select_best};
+use ltr_data::folds::locate;
+use ltr_data::reader::{ReadOptions, read_file};
+use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
+use ltr_metrics::{Criterion, EvalConfig, Evaluation, evaluate_dataset};
+use rayon::prelude::*;
+
+use crate::error::{HarnessError, Result};
+use crate::registry::{AlgoConfig, AnyModel};
+use crate::spec::{AlgorithmEntry, ExperimentSpec};
+
+/// The three splits of a fold, each carrying the convention it is evaluated under, so
+/// learners that evaluate during training use the same definitions as the evaluation.
+#[derive(Debug)]
+pub struct Splits {
+    /// Training split.
+    pub train: Dataset,
+    /// Validation split.
+    pub vali: Dataset,
+    /// Test split.
+    pub test: Dataset,
+}
+
+/// Everything the protocol determined for one cell.
+#[derive(Debug, Clone)]
+pub struct CellOutcome {
+    /// How test metrics were computed.
+    pub eval: EvalConfig,
+    /// The selection criterion on vali.
+    pub criterion: Criterion,
+    /// The seed of each grid point, in grid order.
+    pub seeds: Vec<u64>,
+    /// The validation value of each grid point's model, in grid order.
+    pub vali: Vec<f64>,
+    /// Index of the selected grid point.
+    pub chosen: usize,
+    /// The selected model.
+    pub model: AnyModel,
+    /// Its test scores, one per document in file order.
+    pub test_scores: Vec<f64>,
+    /// Their evaluation (means and per query).
+    pub evaluation: Evaluation,
+    /// Seconds spent fitting each grid point (not deterministic; kept out of records).
+    pub fit_seconds: Vec<f64>,
+}
+
+/// The evaluation config of a dataset under a spec: the spec's convention if it sets one,
+/// else the dataset's, in its official form.
+pub fn eval_config(spec: &ExperimentSpec, dataset: &DatasetInput) -> EvalConfig {
+    EvalConfig::official(spec.convention.unwrap_or(dataset.convention))
+}
+
+/// The selection criterion of an entry on a dataset.
+pub fn criterion(spec: &ExperimentSpec, dataset: &DatasetInput, entry: &AlgorithmEntry) -> Criterion {
+    Criterion::new(entry.validation_metric, eval_config(spec, dataset))
+}
+
+/// The seed of one grid point: named by dataset, variant, fold, label and the point's
+/// parameters (so adding a grid point changes no other point's seed).
+pub fn point_seed(
+    master: u64,
+    dataset: &DatasetInput,
+    fold: u32,
+    label: &str,
+    config: &AlgoConfig,
+) -> Result<u64> {
+    let params = serde_json::to_string(config).map_err(|e| HarnessError::Serialize {
+        what: format!("{label} parameters (seed derivation)"),
+        reason: e.to_string(),
+    })?;
+    Ok(derive_seed(master, &[&dataset.name, &dataset.variant, &format!("fold{fold}"), label, &params]))
+}
+
+/// The files of fold `fold` of a dataset.
+pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
+    dataset.folds.iter().find(|f| f.fold == fold).ok_or_else(|| {
+        HarnessError::Data(ltr_data::DataError::NotInManifest(format!(
+            "{} has no fold {fold} (it has {})",
+            dataset.name,
+            dataset.folds.iter().map(|f| f.fold.to_string()).collect::<Vec<_>>().join(", ")
+        )))
+    })
+}
+
+/// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
+/// convention.
+pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Result<Splits> {
+    let files = fold_files(dataset, fold)?;
+    let convention = Some(eval_config(spec, dataset).convention);
+    let opts = ReadOptions {
+        n_features: Some(dataset.features),
+        missing_token: dataset.missing_token.clone(),
+        sha256: false,
+    };
+    let read = |f: &DataFile| -> Result<Dataset> {
+        let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {
+            path: dataset.root.join(&f.rel),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "data file missing (plain or .gz; fetch the dataset first)",
+            ),
+        })?;
+        Ok(read_file(&path, &opts)?.dataset.with_convention(convention))
+    };
+    let (train, (vali, test)) =
+        rayon::join(|| read(&files.train), || rayon::join(|| read(&files.vali), || read(&files.test)));
+    Ok(Splits { train: train?, vali: vali?, test: test? })
+}
+
+/// The protocol on one fold: reads its splits, then [`run_on_splits`].
+pub fn run_fold(
+    spec: &ExperimentSpec,
+    dataset: &DatasetInput,
+    fold: u32,
+    entry: &AlgorithmEntry,
+) -> Result<CellOutcome> {
+    let splits = read_fold(spec, dataset, fold)?;
+    run_on_splits(spec, dataset, fold, entry, &splits)
+}
+
+/// The protocol on splits already read by [`read_fold`] (the runner reads each fold once
+/// for all its algorithms). Grid points are fitted in parallel; the outcome does not depend
+/// on the thread count.
+pub fn run_on_splits(
+    spec: &ExperimentSpec,
+    dataset: &DatasetInput,
+    fold: u32,
+    entry: &AlgorithmEntry,
+    splits: &Splits,
+) -> Result<CellOutcome> {
+    let cell_err = |e: Box<dyn std::error::Error + Send + Sync>| HarnessError::Cell {
+        dataset: dataset.name.clone(),
+        fold,
+        algorithm: entry.label.clone(),
+        source: e,
+    };
+    let eval = eval_config(spec, dataset);
+    let criterion = Criterion::new(entry.validation_metric, eval);
+    // Seeds are derived before any parallel work.
+    let seeds = entry
+        .grid
+        .iter()
+        .map(|c| point_seed(spec.seed, dataset, fold, &entry.label, c))
+        .collect::<Result<Vec<_>>>()?;
+    let valid = Validation { data: &splits.vali, measure: &criterion };
+    let fitted: Vec<(f64, AnyModel, f64)> = entry
+        .grid
+        .par_iter()
+        .zip(&seeds)
+        .map(|(config, &seed)| -> ltr_core::Result<(f64, AnyModel, f64)> {
+            let mut rng = Rng::new(seed);
+            let t = Instant::now();
+            let model = config.fit(&splits.train, Some(&valid), &mut rng)?;
+            let secs = t.elapsed().as_secs_f64();
+            let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
+            log::debug!(
+                "{} fold {fold} {} {}: vali {} = {v:.6} ({secs:.3} s)",
+                dataset.name,
+                entry.label,
+                config.params_json(),
+                criterion.metric,
+            );
+            Ok((v, model, secs))
+        })
+        .collect::<ltr_core::Result<_>>()
+        .map_err(|e| cell_err(Box::new(e)))?;
+
+    let vali: Vec<f64> = fitted.iter().map(|f| f.0).collect();
+    let chosen = select_best(&vali).ok_or_else(|| cell_err("the grid has no point".into()))?;
+    let fit_seconds = fitted.iter().map(|f| f.2).collect();
+    let model =
+        fitted.into_iter().nth(chosen).map(|f| f.1).ok_or_else(|| cell_err("no chosen model".into()))?;
+    let test_scores = model.score_vec(&splits.test).map_err(|e| cell_err(Box::new(e)))?;
+    let evaluation =
+        evaluate_dataset(&splits.test, &test_scores, &eval).map_err(|e| cell_err(Box::new(e)))?;
+    Ok(CellOutcome { eval, criterion, seeds, vali, chosen, model, test_scores, evaluation, fit_seconds })
+}

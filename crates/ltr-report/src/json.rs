@@ -1,0 +1,206 @@
+//! The report JSON (`reports/<name>.json`), typed.
+//!
+//! Written with every object's keys sorted (through `serde_json::Value`, whose maps are
+//! ordered), so the bytes do not depend on field declaration order. [`crate::MeansFile`] is
+//! the part of it `ltr check` reads back.
+
+use std::collections::BTreeMap;
+
+use ltr_core::AlgorithmInfo;
+use ltr_harness::runner::{DatasetStatus, FailedCell};
+use ltr_metrics::{Convention, Metric};
+use serde::Serialize;
+
+use crate::aggregate::{Aggregate, FoldRow, METRICS};
+use crate::check::{MeanRow, MeansFile};
+use crate::{MetricValues, PublishedRow, ReportError, ReportInput};
+
+/// The whole report document.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportJson<'a> {
+    /// Spec name.
+    pub name: &'a str,
+    /// Collection id.
+    pub collection: &'a str,
+    /// Collection title (`LETOR 3.0`).
+    pub title: &'a str,
+    /// Master seed.
+    pub seed: u64,
+    /// Version of the code that wrote the report.
+    pub code_version: &'a str,
+    /// Dataset -> the convention its numbers were computed with (datasets run).
+    pub conventions: BTreeMap<String, Convention>,
+    /// Every dataset of the run: files and hashes, or why it was unavailable.
+    pub datasets: Vec<DatasetJson<'a>>,
+    /// Every algorithm entry of the spec.
+    pub algorithms: Vec<AlgorithmJson<'a>>,
+    /// Per dataset and algorithm: mean over folds of each metric.
+    pub means: Vec<MeanRow>,
+    /// Per dataset and algorithm: sample standard deviation over folds of each metric.
+    pub std: Vec<StdRow<'a>>,
+    /// Every cell: the chosen parameters, the validation value, the test metrics.
+    pub folds: Vec<FoldJson<'a>>,
+    /// The published numbers of the collection.
+    pub published: Vec<&'a PublishedRow>,
+    /// Cells that failed.
+    pub failed: &'a [FailedCell],
+}
+
+/// A dataset of the run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum DatasetJson<'a> {
+    /// Run.
+    Available {
+        /// Dataset name.
+        name: &'a str,
+        /// Feature variant.
+        variant: &'a str,
+        /// The dataset's own convention.
+        convention: Convention,
+        /// Fold file (relative path) -> sha256.
+        files: BTreeMap<&'a str, &'a str>,
+    },
+    /// Not obtainable.
+    Unavailable {
+        /// Dataset name.
+        name: &'a str,
+        /// Why.
+        reason: &'a str,
+    },
+}
+
+/// An algorithm entry of the spec.
+#[derive(Debug, Clone, Serialize)]
+pub struct AlgorithmJson<'a> {
+    /// Spec label.
+    pub label: &'a str,
+    /// The algorithm's metadata.
+    pub info: &'static AlgorithmInfo,
+    /// Selection metric on vali.
+    pub validation_metric: Metric,
+    /// Every grid point's parameters.
+    pub grid: Vec<serde_json::Value>,
+}
+
+/// Standard deviations of one dataset and algorithm.
+#[derive(Debug, Clone, Serialize)]
+pub struct StdRow<'a> {
+    /// Dataset.
+    pub dataset: &'a str,
+    /// Algorithm label.
+    pub algorithm: &'a str,
+    /// Metric -> sample standard deviation over folds.
+    pub metrics: MetricValues,
+}
+
+/// One cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct FoldJson<'a> {
+    /// Dataset.
+    pub dataset: &'a str,
+    /// Algorithm label.
+    pub algorithm: &'a str,
+    /// Fold.
+    pub fold: u32,
+    /// Cell key in the result store.
+    pub cell: &'a str,
+    /// Parameters of the selected grid point.
+    pub chosen_params: serde_json::Value,
+    /// Its validation value.
+    pub validation: f64,
+    /// Test metrics.
+    pub metrics: MetricValues,
+}
+
+fn values(v: &[f64; 8]) -> MetricValues {
+    METRICS.iter().copied().zip(v.iter().copied()).collect()
+}
+
+/// The report document of `input` with its aggregates.
+pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> ReportJson<'a> {
+    let cells = crate::ordered_cells(input);
+    ReportJson {
+        name: &input.spec.name,
+        collection: &input.spec.collection,
+        title: &input.title,
+        seed: input.spec.seed,
+        code_version: &input.code_version,
+        conventions: input
+            .spec
+            .datasets
+            .iter()
+            .filter_map(|d| crate::convention_of(input, d).map(|c| (d.clone(), c)))
+            .collect(),
+        datasets: input
+            .run
+            .datasets
+            .iter()
+            .map(|d| match d {
+                DatasetStatus::Available(x) => DatasetJson::Available {
+                    name: &x.name,
+                    variant: &x.variant,
+                    convention: x.convention,
+                    files: x
+                        .folds
+                        .iter()
+                        .flat_map(|f| [&f.train, &f.vali, &f.test])
+                        .map(|f| (f.rel.as_str(), f.sha256.as_str()))
+                        .collect(),
+                },
+                DatasetStatus::Unavailable { name, reason } => DatasetJson::Unavailable { name, reason },
+            })
+            .collect(),
+        algorithms: input
+            .spec
+            .algorithms
+            .iter()
+            .map(|a| AlgorithmJson {
+                label: &a.label,
+                info: crate::algorithm_info(input, &a.label),
+                validation_metric: a.validation_metric,
+                grid: a.grid.iter().map(|g| g.params_json()).collect(),
+            })
+            .collect(),
+        means: aggs
+            .iter()
+            .map(|a| MeanRow {
+                dataset: a.dataset.clone(),
+                algorithm: a.algorithm.clone(),
+                folds: a.folds,
+                metrics: values(&a.mean),
+            })
+            .collect(),
+        std: aggs
+            .iter()
+            .map(|a| StdRow { dataset: &a.dataset, algorithm: &a.algorithm, metrics: values(&a.std) })
+            .collect(),
+        folds: cells
+            .into_iter()
+            .map(|c| {
+                let chosen = c.grid.get(c.chosen);
+                FoldJson {
+                    dataset: &c.dataset,
+                    algorithm: &c.label,
+                    fold: c.fold,
+                    cell: &c.key,
+                    chosen_params: chosen.map(|g| g.config.params_json()).unwrap_or_default(),
+                    validation: chosen.map_or(f64::NAN, |g| g.vali),
+                    metrics: values(&FoldRow::of(c).metrics),
+                }
+            })
+            .collect(),
+        published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
+        failed: &input.run.failed,
+    }
+}
+
+/// The document as text: sorted keys, two-space indentation, a final newline. Checked to
+/// read back as the [`MeansFile`] that `ltr check` expects.
+pub(crate) fn to_text(doc: &ReportJson<'_>) -> Result<String, ReportError> {
+    let bad = |e: serde_json::Error| ReportError::Json(e.to_string());
+    let value = serde_json::to_value(doc).map_err(bad)?;
+    let text = serde_json::to_string_pretty(&value).map_err(bad)? + "\n";
+    serde_json::from_str::<MeansFile>(&text).map_err(bad)?;
+    Ok(text)
+}
