@@ -84,12 +84,35 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 /// Reads LETOR text from any reader (already decompressed). `source` names it in errors.
-pub fn read_from(mut reader: impl Read, source: &str, opts: &ReadOptions) -> Result<Loaded, DataError> {
-    const CHUNK: usize = 1 << 20;
+pub fn read_from(reader: impl Read, source: &str, opts: &ReadOptions) -> Result<Loaded, DataError> {
     let mut parser = Parser::new(source, opts);
     let mut hasher = opts.sha256.then(Sha256::new);
+    let (bytes, _) = split_lines(reader, source, hasher.as_mut(), |line| parser.line(line))?;
+    let dataset = parser.finish()?;
+    let sha256 = hasher.map(|h| hex(&h.finalize()));
+    Ok(Loaded { dataset, sha256, bytes })
+}
+
+/// Work done by [`split_lines`], counted so that tests can check it is linear in the input:
+/// bytes examined by the line-end search, and bytes moved within the buffer.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Work {
+    scanned: u64,
+    moved: u64,
+}
+
+/// Reads `reader` in large chunks and calls `on_line` with every line (without its `\n`),
+/// the last one even without a final newline. Returns the byte count and the work done.
+fn split_lines<R: Read>(
+    mut reader: R,
+    source: &str,
+    mut hasher: Option<&mut Sha256>,
+    mut on_line: impl FnMut(&[u8]) -> Result<(), DataError>,
+) -> Result<(u64, Work), DataError> {
+    const CHUNK: usize = 1 << 20;
     let mut buf: Vec<u8> = Vec::with_capacity(2 * CHUNK);
     let mut bytes = 0u64;
+    let mut work = Work::default();
     loop {
         let old = buf.len();
         buf.resize(old + CHUNK, 0);
@@ -110,20 +133,22 @@ pub fn read_from(mut reader: impl Read, source: &str, opts: &ReadOptions) -> Res
         if n == 0 {
             // Last line without a newline.
             if !buf.is_empty() {
-                parser.line(&buf)?;
+                on_line(&buf)?;
             }
             break;
         }
-        if let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') {
+        let found = buf.iter().rposition(|&b| b == b'\n');
+        work.scanned += (buf.len() - found.unwrap_or(0)) as u64;
+        if let Some(last_nl) = found {
+            work.scanned += last_nl as u64;
             for line in buf[..last_nl].split(|&b| b == b'\n') {
-                parser.line(line)?;
+                on_line(line)?;
             }
+            work.moved += (buf.len() - last_nl - 1) as u64;
             buf.drain(..=last_nl);
         }
     }
-    let dataset = parser.finish()?;
-    let sha256 = hasher.map(|h| hex(&h.finalize()));
-    Ok(Loaded { dataset, sha256, bytes })
+    Ok((bytes, work))
 }
 
 /// Parses LETOR text held in memory.
@@ -597,6 +622,27 @@ mod tests {
                 "{s}"
             );
         }
+    }
+
+    #[test]
+    fn a_long_line_is_split_in_linear_time() {
+        // One 50 MB line spanning many read chunks, then a short one: every byte must be
+        // looked at a bounded number of times, not once per chunk read after it.
+        let mut text = b"0 qid:1 1:1 #docid = x ".to_vec();
+        text.resize(50 << 20, b'a');
+        text.extend_from_slice(b"\n1 qid:1 1:2\n");
+        let mut lines = Vec::new();
+        let (bytes, work) = split_lines(std::io::Cursor::new(&text), "long", None, |l| {
+            lines.push(l.len());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(bytes, text.len() as u64);
+        assert_eq!(lines, vec![50 << 20, 11]);
+        let len = text.len() as u64;
+        assert!(work.scanned <= len + 1 && work.moved <= len, "{work:?} for {len} bytes");
+        let loaded = read_from(&text[..], "long", &ReadOptions::default()).unwrap();
+        assert_eq!(loaded.dataset.n_docs(), 2);
     }
 
     #[test]
