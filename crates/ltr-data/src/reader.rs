@@ -137,15 +137,21 @@ fn split_lines<R: Read>(
             }
             break;
         }
-        let found = buf.iter().rposition(|&b| b == b'\n');
-        work.scanned += (buf.len() - found.unwrap_or(0)) as u64;
-        if let Some(last_nl) = found {
-            work.scanned += last_nl as u64;
-            for line in buf[..last_nl].split(|&b| b == b'\n') {
-                on_line(line)?;
-            }
-            work.moved += (buf.len() - last_nl - 1) as u64;
-            buf.drain(..=last_nl);
+        // Every byte before `old` is known to hold no newline: search the new bytes only, so
+        // a line spanning many chunks costs one look per byte, not one per chunk.
+        let mut start = 0;
+        let mut from = old;
+        while let Some(p) = buf[from..].iter().position(|&b| b == b'\n') {
+            work.scanned += (p + 1) as u64;
+            on_line(&buf[start..from + p])?;
+            start = from + p + 1;
+            from = start;
+        }
+        work.scanned += (buf.len() - from) as u64;
+        if start > 0 {
+            // What is left is shorter than the chunk just read.
+            work.moved += (buf.len() - start) as u64;
+            buf.drain(..start);
         }
     }
     Ok((bytes, work))
