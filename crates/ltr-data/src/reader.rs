@@ -36,6 +36,10 @@ pub struct ReadOptions {
     pub missing_token: Option<String>,
     /// Also compute the sha256 of the (uncompressed) bytes while reading.
     pub sha256: bool,
+    /// The largest dense feature matrix accepted, in bytes. `None`: three quarters of the
+    /// memory the system reports available (`MemAvailable` in `/proc/meminfo`), where it
+    /// can be read. Tests set it to check the limit without using the memory.
+    pub max_dense_bytes: Option<u64>,
 }
 
 /// The highest feature index a file may use when no feature count is declared. Rows are
@@ -193,6 +197,15 @@ struct Parser<'a> {
     any_doc_id: bool,
     /// qid -> line where its query started.
     seen: HashMap<String, usize>,
+    stats: MatrixStats,
+}
+
+/// How the feature matrix was allocated while parsing: the number of allocations and
+/// reallocations, and the most elements alive at once (both buffers during a copy).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct MatrixStats {
+    allocations: u32,
+    peak_elems: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -211,6 +224,7 @@ impl<'a> Parser<'a> {
             doc_ids: Vec::new(),
             any_doc_id: false,
             seen: HashMap::new(),
+            stats: MatrixStats::default(),
         }
     }
 
@@ -252,7 +266,12 @@ impl<'a> Parser<'a> {
 
         // The row, written in place at the current stride.
         let row_start = self.labels.len() * self.stride;
+        let cap = self.features.capacity();
         self.features.resize(row_start + self.stride, 0.0);
+        if self.features.capacity() != cap {
+            self.stats.allocations += 1;
+            self.stats.peak_elems = self.stats.peak_elems.max(cap + self.features.capacity());
+        }
         let mut prev = 0usize;
         for tok in tokens {
             let colon =
@@ -309,6 +328,8 @@ impl<'a> Parser<'a> {
             let src = &self.features[r * self.stride..(r + 1) * self.stride];
             wide[r * new_stride..r * new_stride + self.stride].copy_from_slice(src);
         }
+        self.stats.allocations += 1;
+        self.stats.peak_elems = self.stats.peak_elems.max(self.features.capacity() + wide.capacity());
         self.features = wide;
         self.stride = new_stride;
     }
@@ -487,6 +508,18 @@ fn slow_f32(tok: &[u8]) -> Option<f32> {
 mod tests {
     use super::*;
 
+    /// `parse_bytes`, also returning how the feature matrix was allocated.
+    fn parse_with_stats(bytes: &[u8], opts: &ReadOptions) -> (Result<Dataset, DataError>, MatrixStats) {
+        let mut parser = Parser::new("t.txt", opts);
+        for line in bytes.split(|&b| b == b'\n') {
+            if let Err(e) = parser.line(line) {
+                return (Err(e), parser.stats);
+            }
+        }
+        let stats = parser.stats;
+        (parser.finish(), stats)
+    }
+
     fn parse(text: &str) -> Result<Dataset, DataError> {
         parse_bytes(text.as_bytes(), "t.txt", &ReadOptions::default())
     }
@@ -560,6 +593,53 @@ mod tests {
         assert!(e.contains("above 65536") && e.contains("`99999999:1`"), "{e}");
         let wide = format!("0 qid:1 {MAX_UNDECLARED_FEATURES}:1\n");
         assert_eq!(parse(&wide).unwrap().n_features(), MAX_UNDECLARED_FEATURES);
+    }
+
+    #[test]
+    fn dense_matrix_is_allocated_once_at_its_final_size() {
+        // The width grows along the file (3, then 40, then 700): the matrix must still be
+        // allocated once, at rows x final width, with no copy alive beside it.
+        let mut text = String::new();
+        for q in 0..300 {
+            let top = match q {
+                0..100 => 3,
+                100..200 => 40,
+                _ => 700,
+            };
+            text += &format!("{} qid:{q} 1:0.5 {top}:1\n", q % 3);
+        }
+        for opts in [ReadOptions::default(), ReadOptions { n_features: Some(700), ..Default::default() }] {
+            let (d, stats) = parse_with_stats(text.as_bytes(), &opts);
+            let d = d.unwrap();
+            assert_eq!((d.n_docs(), d.n_features()), (300, 700));
+            assert_eq!(stats, MatrixStats { allocations: 1, peak_elems: 300 * 700 }, "{opts:?}");
+        }
+    }
+
+    #[test]
+    fn dense_matrix_beyond_the_memory_limit_is_refused_before_allocating() {
+        // Tiny sparse text, a huge dense matrix: 2,000 rows x 65,536 features x 4 bytes.
+        let text: String = (0..2000).map(|q| format!("0 qid:{q} 65536:1\n")).collect();
+        let opts = ReadOptions { max_dense_bytes: Some(64 << 20), ..Default::default() };
+        let (r, stats) = parse_with_stats(text.as_bytes(), &opts);
+        let e = r.unwrap_err().to_string();
+        for part in ["t.txt:1:", "`65536:1`", "2000 rows x 65536 features x 4 bytes", "sparse"] {
+            assert!(e.contains(part), "{part:?} not in {e}");
+        }
+        assert_eq!(stats.peak_elems, 0, "allocated before refusing");
+        // Without an explicit limit the same file is refused as well: its dense matrix would
+        // be thousands of times its text (whatever memory the machine has).
+        let e = parse_with_stats(text.as_bytes(), &ReadOptions::default()).0.unwrap_err().to_string();
+        assert!(e.contains("`65536:1`") && e.contains("sparse"), "{e}");
+        // The same rows at a declared width that fits are fine.
+        let narrow: String = (0..2000).map(|q| format!("0 qid:{q} 6:1\n")).collect();
+        assert!(parse_with_stats(narrow.as_bytes(), &opts).0.is_ok());
+        // A declared feature count that cannot fit is refused before anything is allocated.
+        let huge = ReadOptions { n_features: Some(1 << 28), ..opts };
+        let (r, stats) = parse_with_stats(b"0 qid:1 1:1\n", &huge);
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("declared feature count"), "{e}");
+        assert_eq!(stats.peak_elems, 0);
     }
 
     #[test]

@@ -272,8 +272,11 @@ pub struct Splits {
 }
 
 fn load_splits(d: &DatasetInput, fold: &FoldFiles) -> Result<Splits> {
-    let opts =
-        ReadOptions { n_features: Some(d.features), missing_token: d.missing_token.clone(), sha256: false };
+    let opts = ReadOptions {
+        n_features: Some(d.features),
+        missing_token: d.missing_token.clone(),
+        ..ReadOptions::default()
+    };
     let read = |f: &DataFile| -> Result<Dataset> {
         let path = locate(&d.root, &f.rel).ok_or_else(|| HarnessError::Store {
             path: d.root.join(&f.rel),
