@@ -18,6 +18,6 @@ pub mod reader;
 pub mod resolved;
 pub mod scores;
 
-pub use error::{DataError, ParseErrorKind};
+pub use error::{DataError, DenseLimit, ParseErrorKind};
 pub use manifest::{Manifest, Split};
 pub use reader::{Loaded, ReadOptions, read_file};

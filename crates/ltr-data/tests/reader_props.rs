@@ -46,7 +46,7 @@ proptest! {
             ..ReadOptions::default()
         };
         let _ = parse_bytes(&bytes, "fuzz", &opts);
-        let _ = read_from(&bytes[..], "fuzz", &opts);
+        let _ = read_from(std::io::Cursor::new(&bytes), "fuzz", &opts);
     }
 
     #[test]
