@@ -895,6 +895,31 @@ mod tests {
     }
 
     #[test]
+    fn cr_only_line_endings_are_refused_by_name() {
+        // Classic Mac OS line ends: read as one line, the first comment swallowed the rest of
+        // the file and it became one document.
+        let text = "2 qid:1 1:0.5 #docid = a\r0 qid:1 1:0.25 #docid = b\r1 qid:2 1:1 #docid = c\r";
+        let e = err_of(text);
+        assert!(e.starts_with("t.txt:1:") && e.contains("CR-only line endings"), "{e}");
+        let e = read_from(std::io::Cursor::new(text), "t.txt", &ReadOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("CR-only line endings"), "{e}");
+        // CRLF stays fine.
+        assert_eq!(parse(&text.replace('\r', "\r\n")).unwrap().n_docs(), 3);
+    }
+
+    #[test]
+    fn utf8_byte_order_mark_is_accepted_at_the_start() {
+        let text = "\u{feff}2 qid:1 1:0.5\r\n0 qid:1 1:0.25\r\n";
+        let d = parse(text).unwrap();
+        assert_eq!((d.labels(), d.n_features()), (&[2u8, 0][..], 1));
+        let loaded = read_from(std::io::Cursor::new(text), "t", &ReadOptions::default()).unwrap();
+        assert_eq!(loaded.dataset, d);
+        // Anywhere else it is not a label.
+        let e = err_of("2 qid:1 1:0.5\n\u{feff}0 qid:1 1:0.25\n");
+        assert!(e.starts_with("t.txt:2:") && e.contains("label"), "{e}");
+    }
+
+    #[test]
     fn missing_token_reads_as_zero_only_when_declared() {
         assert!(parse("0 qid:1 1:NULL 2:1\n").is_err());
         let opts = ReadOptions { missing_token: Some("NULL".into()), ..Default::default() };

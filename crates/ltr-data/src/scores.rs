@@ -46,5 +46,31 @@ mod tests {
         let e = parse_scores(b"1\nabc\n", "s.txt").unwrap_err().to_string();
         assert!(e.starts_with("s.txt:2:") && e.contains("abc"), "{e}");
         assert!(parse_scores(b"1 2\n", "s").is_err());
+        // The final newline ends the last line; it does not start a blank one.
+        assert_eq!(parse_scores(b"1\n2", "s").unwrap(), vec![1.0, 2.0]);
+        assert_eq!(parse_scores(b"1\r\n2\r\n", "s").unwrap(), vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn blank_line_in_a_score_file_is_an_error_naming_file_and_line() {
+        // Skipping it shifted every later score onto the wrong document.
+        for (text, line) in
+            [(&b"1\n\n2\n"[..], 2), (b"1\n \t\n2\n", 2), (b"1\r\n\r\n2\r\n", 2), (b"1\n2\n\n", 3)]
+        {
+            let e = parse_scores(text, "s.txt").unwrap_err().to_string();
+            assert!(e.starts_with(&format!("s.txt:{line}:")) && e.contains("blank line"), "{e}");
+        }
+    }
+
+    #[test]
+    fn cr_only_score_file_is_refused_by_name() {
+        let e = parse_scores(b"1\r2\r3\r", "s.txt").unwrap_err().to_string();
+        assert!(e.starts_with("s.txt:1:") && e.contains("CR-only line endings"), "{e}");
+    }
+
+    #[test]
+    fn utf8_byte_order_mark_in_a_score_file_is_accepted() {
+        assert_eq!(parse_scores("\u{feff}1\n-2\n".as_bytes(), "s").unwrap(), vec![1.0, -2.0]);
+        assert_eq!(parse_scores("\u{feff}7\t0\t0.5\n".as_bytes(), "s").unwrap(), vec![0.5]);
     }
 }
