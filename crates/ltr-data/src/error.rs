@@ -54,6 +54,18 @@ pub enum ParseErrorKind {
     /// A qid or docid that is not UTF-8.
     #[error("not valid UTF-8")]
     Utf8,
+    /// A carriage return inside a line: the file's lines end with CR alone (classic Mac
+    /// OS), which is not accepted.
+    #[error(
+        "CR-only line endings (a carriage return inside a line); convert the file to LF or CRLF line endings"
+    )]
+    CrOnly,
+    /// A blank line where every line must hold a value (score files).
+    #[error("blank line (a score file holds one score on every line)")]
+    BlankLine,
+    /// A score-file line that is not one number or RankLib's `qid index score`.
+    #[error("expected a score: one number, or RankLib's `qid<TAB>index<TAB>score`")]
+    Score,
     /// A line longer than the reader holds.
     #[error("line longer than {max} bytes")]
     LineTooLong {

@@ -9,7 +9,10 @@
 //! * strictly increasing 1-based indices; finite values; integer grades 0..=255;
 //! * the documents of one query are contiguous: a qid that reappears after another query
 //!   started is an error;
-//! * blank lines and lines holding only a `#` comment are skipped.
+//! * blank lines and lines holding only a `#` comment are skipped;
+//! * a UTF-8 byte-order mark at the start of the file is skipped; CR-only line endings
+//!   (classic Mac OS) are refused by name ([`ParseErrorKind::CrOnly`]), since read as LF
+//!   files they make one line whose first comment hides every later document.
 //!
 //! Every error names `file:line` and the offending token.
 //!
@@ -68,6 +71,17 @@ pub const SPARSE_FLOOR_BYTES: u64 = 256 << 20;
 /// The longest line accepted, in bytes: a line is held in memory whole while it is parsed.
 /// Real lines are under 10 KB (MSLR-WEB: about 1 KB).
 pub const MAX_LINE_BYTES: usize = 1 << 30;
+
+/// The UTF-8 byte-order mark, skipped at the start of feature and score files.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A line without its line end (a final CR) and, on the first line, without a byte-order
+/// mark.
+#[inline]
+pub(crate) fn line_content(raw: &[u8], first: bool) -> &[u8] {
+    let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if first { line.strip_prefix(BOM).unwrap_or(line) } else { line }
+}
 
 /// A parsed file.
 #[derive(Debug, Clone)]
@@ -293,7 +307,7 @@ impl Surveyor {
 
     fn line(&mut self, raw: &[u8]) {
         self.line_no += 1;
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line = line_content(raw, self.line_no == 1);
         let data = match line.iter().position(|&b| b == b'#') {
             Some(p) => &line[..p],
             None => line,
@@ -437,7 +451,10 @@ impl<'a> Parser<'a> {
 
     fn line(&mut self, raw: &[u8]) -> Result<(), DataError> {
         self.line_no += 1;
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line = line_content(raw, self.line_no == 1);
+        if let Some(p) = line.iter().position(|&b| b == b'\r') {
+            return Err(self.err(ParseErrorKind::CrOnly, &line[p..]));
+        }
         let (data, comment) = match line.iter().position(|&b| b == b'#') {
             Some(p) => (&line[..p], Some(&line[p + 1..])),
             None => (line, None),

@@ -1,13 +1,18 @@
 //! Score files: one score per line, in the order of the feature file's lines, as written by
 //! `ltr predict` and expected by the official evaluation scripts. RankLib's `-score` output
 //! (`qid<TAB>index<TAB>score`) is accepted too: the last field of a line is the score.
+//!
+//! Every line must hold a score: a blank line is an error (skipping it would move every later
+//! score onto the wrong document). LF or CRLF line ends; CR-only line ends are refused by
+//! name; a UTF-8 byte-order mark at the start is skipped.
 
 use std::path::Path;
 
-use crate::error::DataError;
+use crate::error::{DataError, ParseErrorKind};
+use crate::reader::line_content;
 
-/// Reads a score file. Every non-empty line must hold a number (NaN is kept: the metrics
-/// reject it with the query it belongs to); errors name `file:line`.
+/// Reads a score file. Every line must hold a number (NaN is kept: the metrics reject it
+/// with the query it belongs to); errors name `file:line`.
 pub fn read_scores(path: &Path) -> Result<Vec<f64>, DataError> {
     let text = std::fs::read(path).map_err(|source| DataError::Io { path: path.to_owned(), source })?;
     parse_scores(&text, &path.display().to_string())
@@ -16,20 +21,33 @@ pub fn read_scores(path: &Path) -> Result<Vec<f64>, DataError> {
 /// Parses score-file text; `source` names it in errors.
 pub fn parse_scores(text: &[u8], source: &str) -> Result<Vec<f64>, DataError> {
     let mut out = Vec::new();
-    for (i, raw) in text.split(|&b| b == b'\n').enumerate() {
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let fields: Vec<&[u8]> = line.split(|&b| b == b' ' || b == b'\t').filter(|f| !f.is_empty()).collect();
-        let Some(&last) = fields.last() else { continue };
-        let bad = || DataError::Parse {
+    // The final line end closes the last line; it does not open a blank one.
+    let body = text.strip_suffix(b"\n").unwrap_or(text);
+    if body.is_empty() {
+        return Ok(out);
+    }
+    for (i, raw) in body.split(|&b| b == b'\n').enumerate() {
+        let err = |kind, token: &[u8]| DataError::Parse {
             file: source.to_owned(),
             line: i + 1,
-            token: String::from_utf8_lossy(last).chars().take(40).collect(),
-            kind: crate::ParseErrorKind::Value,
+            token: String::from_utf8_lossy(token).chars().take(40).flat_map(char::escape_debug).collect(),
+            kind,
+        };
+        let line = line_content(raw, i == 0);
+        if let Some(p) = line.iter().position(|&b| b == b'\r') {
+            return Err(err(ParseErrorKind::CrOnly, &line[p..]));
+        }
+        let fields: Vec<&[u8]> = line.split(|&b| b == b' ' || b == b'\t').filter(|f| !f.is_empty()).collect();
+        let Some(&last) = fields.last() else {
+            return Err(err(ParseErrorKind::BlankLine, line));
         };
         if fields.len() != 1 && fields.len() != 3 {
-            return Err(bad());
+            return Err(err(ParseErrorKind::Score, line));
         }
-        let value = std::str::from_utf8(last).ok().and_then(|s| s.parse::<f64>().ok()).ok_or_else(bad)?;
+        let value = std::str::from_utf8(last)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .ok_or_else(|| err(ParseErrorKind::Score, last))?;
         out.push(value);
     }
     Ok(out)
