@@ -1026,6 +1026,19 @@ mod tests {
     }
 
     #[test]
+    fn a_line_longer_than_the_limit_is_refused_before_it_is_held() {
+        let mut text = b"0 qid:1 1:1 #".to_vec();
+        text.resize(5000, b'a');
+        text.extend_from_slice(b"\n1 qid:1 1:2\n");
+        let e = split_lines(std::io::Cursor::new(&text), "t.txt", None, 1000, |_| Ok(())).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("t.txt:1:") && e.contains("longer than 1000 bytes"), "{e}");
+        let e = split_lines(std::io::Cursor::new(&text), "t.txt", None, 4000, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("longer than 4000 bytes"), "{e}");
+        assert!(split_lines(std::io::Cursor::new(&text), "t.txt", None, 5000, |_| Ok(())).is_ok());
+    }
+
+    #[test]
     fn last_line_without_newline_and_chunked_reader() {
         let text = "1 qid:1 1:1\n0 qid:1 1:2";
         let loaded =
