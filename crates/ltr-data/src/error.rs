@@ -66,6 +66,12 @@ pub enum ParseErrorKind {
     /// A score-file line that is not one number or RankLib's `qid index score`.
     #[error("expected a score: one number, or RankLib's `qid<TAB>index<TAB>score`")]
     Score,
+    /// A score-file line whose layout (one field or RankLib's three) is not the first line's.
+    #[error("{}", if *ranklib_first { "one field where the first line has RankLib's three (`qid index score`)" } else { "three fields where the first line has one score" })]
+    ScoreLayout {
+        /// Whether the first line has RankLib's layout.
+        ranklib_first: bool,
+    },
     /// A line longer than the reader holds.
     #[error("line longer than {max} bytes")]
     LineTooLong {
@@ -192,6 +198,39 @@ pub enum DataError {
     Changed {
         /// File name.
         file: String,
+    },
+    /// A score file with another number of scores than the feature file has documents.
+    #[error("{file} holds {scores} scores but {data_file} has {docs} documents")]
+    ScoreCount {
+        /// The score file.
+        file: String,
+        /// Scores in it.
+        scores: usize,
+        /// The feature file.
+        data_file: String,
+        /// Documents in it.
+        docs: usize,
+    },
+    /// A RankLib score line for another document than the feature file's on that line.
+    #[error(
+        "{file}:{line}: scores query `{qid}` index {index}, but document {line} of {data_file} is \
+         query `{expected_qid}` index {expected_index}"
+    )]
+    ScoreQuery {
+        /// The score file.
+        file: String,
+        /// 1-based line (= document number).
+        line: usize,
+        /// Query id on the line.
+        qid: String,
+        /// In-query index on the line.
+        index: u64,
+        /// The feature file.
+        data_file: String,
+        /// The document's query id.
+        expected_qid: String,
+        /// The document's 0-based index in its query.
+        expected_index: u64,
     },
     /// A file with no document at all.
     #[error("{file}: no documents")]
