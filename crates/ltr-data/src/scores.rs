@@ -38,6 +38,27 @@ impl ScoreFile {
                 docs: data.n_docs(),
             });
         }
+        if let Some(lines) = &self.ranklib {
+            let offsets = data.query_offsets();
+            let expected = data
+                .query_ids()
+                .iter()
+                .enumerate()
+                .flat_map(|(q, qid)| (0..offsets[q + 1] - offsets[q]).map(move |i| (qid, i as u64)));
+            for (doc, ((found, index), (qid, expected_index))) in lines.iter().zip(expected).enumerate() {
+                if found != qid || *index != expected_index {
+                    return Err(DataError::ScoreQuery {
+                        file: self.source,
+                        line: doc + 1,
+                        qid: found.clone(),
+                        index: *index,
+                        data_file: data_source.to_owned(),
+                        expected_qid: qid.clone(),
+                        expected_index,
+                    });
+                }
+            }
+        }
         Ok(self.scores)
     }
 }
