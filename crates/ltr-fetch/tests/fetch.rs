@@ -1094,3 +1094,38 @@ fn resolve_reports_each_dataset_and_never_touches_the_network_for_embedded_ones(
     let out = ltr_fetch::resolve(&m, &names[..1], &[1], ltr_fetch::Source::Cache(&cache));
     assert!(matches!(out[0], ltr_data::resolved::DatasetStatus::Available(_)));
 }
+
+// ---------------------------------------------------------------------------------------
+// Damaged caches.
+
+/// Changes one digit of a cached file in place, keeping its size (and setting an old mtime,
+/// so a stale stamp is noticed whatever the clock granularity). Returns the new content.
+fn damage(path: &Path) -> Vec<u8> {
+    let mut data = std::fs::read(path).unwrap();
+    let pos = data.iter().position(|b| b.is_ascii_digit() && *b != b'9').unwrap();
+    data[pos] += 1;
+    std::fs::write(path, &data).unwrap();
+    touch_old(path);
+    data
+}
+
+#[test]
+fn cache_only_resolution_names_a_damaged_file_as_failing_its_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    ltr_fetch::embedded::install(dir.path(), "letor4", "MQ2008").unwrap();
+    let m = Manifest::builtin("letor4").unwrap();
+    let rel = "letor4/MQ2008/Fold1/vali.txt";
+    let expected = m.dataset("MQ2008").unwrap().default_variant().sha256_of("Fold1/vali.txt").unwrap();
+    let actual = sha(&damage(&dir.path().join(rel)));
+    let cache = DataCache::new(dir.path());
+    let out = ltr_fetch::resolve(&m, &["MQ2008".into()], &[1], ltr_fetch::Source::Cache(&cache));
+    match &out[0] {
+        ltr_data::resolved::DatasetStatus::Unavailable { reason, .. } => {
+            assert!(!reason.contains("not in the data cache"), "{reason}");
+            for part in [rel, "fails its sha256 check", expected, actual.as_str()] {
+                assert!(reason.contains(part), "{part:?} not in {reason}");
+            }
+        }
+        other => panic!("a damaged file must make the dataset unavailable: {other:?}"),
+    }
+}
