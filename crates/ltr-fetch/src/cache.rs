@@ -30,7 +30,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use ltr_data::manifest::Variant;
+use ltr_data::manifest::{Manifest, Variant};
 use ltr_data::reader::hex;
 
 use crate::error::FetchError;
@@ -78,6 +78,33 @@ pub enum FileStatus {
         /// The hash of the file.
         actual: String,
     },
+}
+
+/// What [`DataCache::verify_all`] found for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Path relative to the cache root.
+    pub rel: String,
+    /// What was found.
+    pub check: Check,
+}
+
+/// The state of one file of the cache after hashing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// Its content matches the known hash.
+    Ok,
+    /// Its content does not match the known hash.
+    Mismatch {
+        /// The known hash (manifest or recorded).
+        expected: String,
+        /// The hash of the file.
+        actual: String,
+    },
+    /// No hash is known for it (neither a manifest nor the local record has one).
+    Unknown,
+    /// The cache's records name it, but it is gone.
+    Missing,
 }
 
 /// One stamp: what a verified file looked like when it was last hashed.
@@ -232,6 +259,25 @@ impl DataCache {
             }
             Ok(FileStatus::Mismatch { path, expected: expected.to_owned(), actual })
         }
+    }
+
+    /// Hashes every file of the cache against the hashes `manifests` publish (archives
+    /// included) or the local record, and reports each: ok, mismatch, unknown, or missing
+    /// (recorded but gone). Sorted by path.
+    pub fn verify_all(&self, manifests: &[Manifest]) -> Result<Vec<Finding>, FetchError> {
+        let _ = manifests;
+        let stamps = self.load_stamps();
+        let mut out = Vec::new();
+        for (rel, stamp) in &stamps.files {
+            let check = match self.status_rel(rel, Some(&stamp.sha256))? {
+                FileStatus::Verified { .. } => Check::Ok,
+                FileStatus::Missing => Check::Missing,
+                FileStatus::Unknown { .. } => Check::Unknown,
+                FileStatus::Mismatch { expected, actual, .. } => Check::Mismatch { expected, actual },
+            };
+            out.push(Finding { rel: rel.clone(), check });
+        }
+        Ok(out)
     }
 
     /// Deletes a cached file (relative to the root) and its stamp. A missing file is fine.

@@ -67,11 +67,16 @@ pub struct FetchOptions {
     pub timeout: Duration,
     /// Limit on resolving the host and connecting to it. Zero means none.
     pub connect_timeout: Duration,
+    /// Cached files last hashed longer ago than this are hashed again before they are used,
+    /// even when their size and modification time still match their stamp (bit rot, or an
+    /// edit that kept both). Zero: every file is hashed again on its first use by this
+    /// fetcher (`ltr run --verify-data`).
+    pub rehash_after: Duration,
 }
 
 impl FetchOptions {
     /// Defaults for a cache at `data_dir`: no mirror, 4 retries, 1 s backoff, 60 s stall
-    /// limit, 10 s to connect.
+    /// limit, 10 s to connect, cached files hashed again after 30 days.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self {
             data_dir: data_dir.into(),
@@ -80,6 +85,7 @@ impl FetchOptions {
             backoff: Duration::from_secs(1),
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
+            rehash_after: Duration::from_secs(30 * 24 * 3600),
         }
     }
 }

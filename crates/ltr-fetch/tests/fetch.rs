@@ -1129,3 +1129,108 @@ fn cache_only_resolution_names_a_damaged_file_as_failing_its_hash() {
         other => panic!("a damaged file must make the dataset unavailable: {other:?}"),
     }
 }
+
+/// A cache holding MQ2008 (installed and stamped just now) whose `Fold2/test.txt` was then
+/// edited in place keeping its size and modification time: what a stamp cannot see. Returns
+/// the folder, the file (relative), its manifest hash and the hash of its new content.
+fn silently_damaged_cache() -> (tempfile::TempDir, &'static str, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    ltr_fetch::embedded::install(dir.path(), "letor4", "MQ2008").unwrap();
+    let rel = "letor4/MQ2008/Fold2/test.txt";
+    let path = dir.path().join(rel);
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let mut data = std::fs::read(&path).unwrap();
+    let pos = data.iter().position(|b| b.is_ascii_digit() && *b != b'9').unwrap();
+    data[pos] += 1;
+    std::fs::write(&path, &data).unwrap();
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    let m = Manifest::builtin("letor4").unwrap();
+    let expected =
+        m.dataset("MQ2008").unwrap().default_variant().sha256_of("Fold2/test.txt").unwrap().to_owned();
+    (dir, rel, expected, sha(&data))
+}
+
+fn assert_fails_its_hash(out: &[ltr_data::resolved::DatasetStatus], rel: &str, actual: &str) {
+    match &out[0] {
+        ltr_data::resolved::DatasetStatus::Unavailable { reason, .. } => {
+            assert!(
+                reason.contains(rel) && reason.contains("fails its sha256") && reason.contains(actual),
+                "{reason}"
+            );
+        }
+        other => panic!("the edited file went unnoticed: {other:?}"),
+    }
+}
+
+#[test]
+fn verify_data_rehashes_files_whose_stamp_still_matches() {
+    let (dir, rel, _, actual) = silently_damaged_cache();
+    let m = Manifest::builtin("letor4").unwrap();
+    let f =
+        Fetcher::new(FetchOptions { rehash_after: Duration::ZERO, ..opts(dir.path()) }, Arc::new(NoProgress));
+    let out = ltr_fetch::resolve(&m, &["MQ2008".into()], &[2], ltr_fetch::Source::Cache(f.cache()));
+    assert_fails_its_hash(&out, rel, &actual);
+    // Fetching replaces it (from the embedded data), and every file is hashed once per
+    // process only: a second resolution by the same fetcher does not hash again.
+    let r = f.fetch_dataset(&m, "MQ2008", Variants::Default).unwrap();
+    assert_eq!(r.installed, vec![rel.to_owned()]);
+    let r = f.fetch_dataset(&m, "MQ2008", Variants::Default).unwrap();
+    assert!(r.rehashed.is_empty() && r.installed.is_empty(), "{r:?}");
+}
+
+#[test]
+fn files_verified_longer_ago_than_the_recheck_age_are_rehashed() {
+    let (dir, rel, _, actual) = silently_damaged_cache();
+    // Every stamp says its file was last hashed two hours ago.
+    let stamps = dir.path().join("stamps.json");
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stamps).unwrap()).unwrap();
+    let two_hours_ago = (std::time::SystemTime::now() - Duration::from_secs(7200))
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    for (_, stamp) in json["files"].as_object_mut().unwrap() {
+        stamp["verified_ms"] = two_hours_ago.into();
+    }
+    std::fs::write(&stamps, serde_json::to_vec(&json).unwrap()).unwrap();
+    let m = Manifest::builtin("letor4").unwrap();
+    let hour = Fetcher::new(
+        FetchOptions { rehash_after: Duration::from_secs(3600), ..opts(dir.path()) },
+        Arc::new(NoProgress),
+    );
+    let out = ltr_fetch::resolve(&m, &["MQ2008".into()], &[2], ltr_fetch::Source::Cache(hour.cache()));
+    assert_fails_its_hash(&out, rel, &actual);
+    // Within the age, stamps are trusted: nothing is read.
+    let day = Fetcher::new(
+        FetchOptions { rehash_after: Duration::from_secs(86400), ..opts(dir.path()) },
+        Arc::new(NoProgress),
+    );
+    let r = day.fetch_dataset(&m, "MQ2008", Variants::Default).unwrap();
+    assert!(r.installed.is_empty() && r.rehashed.is_empty(), "{r:?}");
+}
+
+#[test]
+fn cache_verification_rehashes_every_file_and_reports_each() {
+    let (dir, rel, expected, actual) = silently_damaged_cache();
+    // A stray file nobody knows a hash for, and a stamped file that is gone.
+    std::fs::write(dir.path().join("letor4/MQ2008/notes.txt"), b"mine").unwrap();
+    let gone = "letor4/MQ2008/Fold5/vali.txt";
+    std::fs::remove_file(dir.path().join(gone)).unwrap();
+    let cache = DataCache::new(dir.path());
+    let findings = cache.verify_all(&[Manifest::builtin("letor4").unwrap()]).unwrap();
+    let of = |r: &str| findings.iter().find(|f| f.rel == r).map(|f| f.check.clone());
+    assert_eq!(of(rel), Some(ltr_fetch::cache::Check::Mismatch { expected, actual }));
+    assert_eq!(of("letor4/MQ2008/notes.txt"), Some(ltr_fetch::cache::Check::Unknown));
+    assert_eq!(of(gone), Some(ltr_fetch::cache::Check::Missing));
+    let ok = findings.iter().filter(|f| f.check == ltr_fetch::cache::Check::Ok).count();
+    // MQ2008: 5 folds x 3 files and S1..S5, less the two above.
+    assert_eq!((ok, findings.len()), (18, 21), "{findings:?}");
+    assert!(findings.windows(2).all(|w| w[0].rel < w[1].rel), "sorted by path");
+    // The damaged file lost its stamp: the next use hashes it and refuses it.
+    let out = ltr_fetch::resolve(
+        &Manifest::builtin("letor4").unwrap(),
+        &["MQ2008".into()],
+        &[2],
+        ltr_fetch::Source::Cache(&cache),
+    );
+    assert!(matches!(&out[0], ltr_data::resolved::DatasetStatus::Unavailable { .. }), "{out:?}");
+}
