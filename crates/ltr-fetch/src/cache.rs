@@ -4,10 +4,12 @@
 //!
 //! Besides the data files, the cache root holds:
 //!
-//! * `stamps.json`: for every verified file (relative path), its size, modification time
-//!   and sha256. A file whose size and mtime still match its stamp (and whose stamped hash
-//!   is the one expected) is known good without being read again; a file whose size or
-//!   mtime changed is re-hashed.
+//! * `stamps.json`: for every verified file (relative path), its size, modification time,
+//!   sha256 and when it was hashed. A file whose size and mtime still match its stamp (and
+//!   whose stamped hash is the one expected) is known good without being read again, until
+//!   the stamp is older than the recheck age ([`DataCache::with_rehash_after`]: bit rot or
+//!   an edit that kept size and mtime is caught then); a file whose size or mtime changed
+//!   is re-hashed. [`DataCache::verify_all`] re-hashes everything.
 //! * `recorded-sha256.json`: hashes recorded on first success for files the manifests have
 //!   no hash for (LETOR 3.0 Gov, MQ2007, MSLR-WEB). Once recorded, such a hash is used for
 //!   verification exactly like a manifest hash.
@@ -20,7 +22,7 @@
 //! missing or unreadable JSON file only costs re-hashing (stamps) or a fresh download
 //! (records).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -46,10 +48,18 @@ pub const STAGING_DIR: &str = ".staging";
 const STAGING_PREFIX: &str = "fetch-";
 const STALE_STAGING: Duration = Duration::from_secs(24 * 3600);
 
+/// How long a verified file is trusted on its stamp alone by default.
+pub const DEFAULT_REHASH_AFTER: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// A cache rooted at a folder.
 #[derive(Debug, Clone)]
 pub struct DataCache {
     root: PathBuf,
+    /// Stamps made longer ago than this are not trusted: the file is hashed again.
+    rehash_after: Duration,
+    /// When this handle was made (ms since the epoch): stamps made since are trusted
+    /// whatever `rehash_after` says, so a file is hashed at most once per handle.
+    opened_ms: u64,
 }
 
 /// What the cache knows about one file.
@@ -113,6 +123,10 @@ struct Stamp {
     size: u64,
     mtime_ns: u64,
     sha256: String,
+    /// When it was hashed (ms since the epoch); 0 in stamps written before this was kept,
+    /// which are therefore hashed again.
+    #[serde(default)]
+    verified_ms: u64,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -128,9 +142,23 @@ struct Recorded {
 }
 
 impl DataCache {
-    /// A cache at `root` (created on first write).
+    /// A cache at `root` (created on first write), trusting stamps for
+    /// [`DEFAULT_REHASH_AFTER`].
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self { root: root.into(), rehash_after: DEFAULT_REHASH_AFTER, opened_ms: now_ms() }
+    }
+
+    /// The same cache, hashing again files last hashed longer ago than `age` before they
+    /// are used (zero: every file, once per handle). See [`crate::FetchOptions::rehash_after`].
+    pub fn with_rehash_after(mut self, age: Duration) -> Self {
+        self.rehash_after = age;
+        self
+    }
+
+    /// Whether a stamp made at `verified_ms` may stand for hashing the file again.
+    fn fresh(&self, verified_ms: u64) -> bool {
+        let age = u128::from(now_ms().saturating_sub(verified_ms));
+        verified_ms >= self.opened_ms || age < self.rehash_after.as_millis()
     }
 
     /// The root folder.
@@ -237,10 +265,11 @@ impl DataCache {
             && stamp.size == size
             && stamp.mtime_ns == mtime
             && stamp.sha256 == expected
+            && self.fresh(stamp.verified_ms)
         {
             return Ok(FileStatus::Verified { path, rehashed: false });
         }
-        log::debug!("hashing {} (no valid stamp)", path.display());
+        log::debug!("hashing {} (no valid or recent stamp)", path.display());
         let (actual, _) = sha256_file(&path)?;
         if actual == expected {
             // Re-read the metadata: the stamp describes what was hashed.
@@ -261,23 +290,102 @@ impl DataCache {
         }
     }
 
-    /// Hashes every file of the cache against the hashes `manifests` publish (archives
-    /// included) or the local record, and reports each: ok, mismatch, unknown, or missing
-    /// (recorded but gone). Sorted by path.
+    /// Hashes every file of the cache against the hashes `manifests` publish (archives in
+    /// `.downloads` included) or the local record, and reports each, sorted by path: ok,
+    /// mismatch, unknown (no hash known), or missing (stamped or recorded, but gone).
+    /// Stamps are renewed for good files and dropped for damaged or missing ones, so the
+    /// next use of a damaged file hashes it and refuses it. Nothing else is changed.
     pub fn verify_all(&self, manifests: &[Manifest]) -> Result<Vec<Finding>, FetchError> {
-        let _ = manifests;
-        let stamps = self.load_stamps();
-        let mut out = Vec::new();
-        for (rel, stamp) in &stamps.files {
-            let check = match self.status_rel(rel, Some(&stamp.sha256))? {
-                FileStatus::Verified { .. } => Check::Ok,
-                FileStatus::Missing => Check::Missing,
-                FileStatus::Unknown { .. } => Check::Unknown,
-                FileStatus::Mismatch { expected, actual, .. } => Check::Mismatch { expected, actual },
+        let recorded = self.load_recorded().files;
+        let mut known = recorded.clone();
+        for m in manifests {
+            for a in &m.archives {
+                if let Some(h) = &a.sha256 {
+                    known.insert(format!("{DOWNLOADS_DIR}/{}", a.name), h.clone());
+                }
+            }
+            for v in m.datasets.iter().flat_map(|d| &d.variants) {
+                for (f, h) in &v.sha256 {
+                    known.insert(v.rel_path(f), h.clone());
+                }
+            }
+        }
+        let mut present = Vec::new();
+        self.walk(&self.root, &mut present)?;
+        let mut stamps = self.load_stamps();
+        let mut out = Vec::with_capacity(present.len());
+        for rel in &present {
+            let check = match known.get(rel) {
+                None => Check::Unknown,
+                Some(expected) => {
+                    let path = self.path(rel);
+                    log::debug!("hashing {}", path.display());
+                    let (actual, _) = sha256_file(&path)?;
+                    if &actual == expected {
+                        match stamp_of(&path, &actual) {
+                            Some(stamp) => stamps.files.insert(rel.clone(), stamp),
+                            None => stamps.files.remove(rel),
+                        };
+                        Check::Ok
+                    } else {
+                        stamps.files.remove(rel);
+                        Check::Mismatch { expected: expected.clone(), actual }
+                    }
+                }
             };
             out.push(Finding { rel: rel.clone(), check });
         }
+        let gone: BTreeSet<String> = stamps
+            .files
+            .keys()
+            .chain(recorded.keys())
+            .filter(|rel| present.binary_search(rel).is_err())
+            .cloned()
+            .collect();
+        for rel in gone {
+            stamps.files.remove(&rel);
+            out.push(Finding { rel, check: Check::Missing });
+        }
+        self.save_stamps(&stamps)?;
+        out.sort_by(|a, b| a.rel.cmp(&b.rel));
         Ok(out)
+    }
+
+    /// Every file under `dir` (relative to the root, `/`-separated, sorted), leaving out the
+    /// cache's own records, staging folders and partial downloads. Links to files count as
+    /// files; links to folders are not followed.
+    fn walk(&self, dir: &Path, out: &mut Vec<String>) -> Result<(), FetchError> {
+        let io = |source| FetchError::Io { path: dir.to_owned(), source };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir == self.root => return Ok(()),
+            Err(e) => return Err(io(e)),
+        };
+        let mut found = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io)?;
+            let path = entry.path();
+            let Ok(rel) = path.strip_prefix(&self.root) else { continue };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            let kind = entry.file_type().map_err(io)?;
+            if kind.is_dir() {
+                if rel != STAGING_DIR {
+                    self.walk(&path, out)?;
+                }
+                continue;
+            }
+            let is_file = kind.is_file() || (kind.is_symlink() && path.is_file());
+            let bookkeeping = rel == STAMPS_FILE
+                || rel == RECORDED_FILE
+                || (!rel.contains('/') && rel.starts_with('.') && rel.ends_with(".tmp"))
+                || (rel.starts_with(&format!("{DOWNLOADS_DIR}/")) && rel.ends_with(".part"));
+            if is_file && !bookkeeping {
+                found.push(rel);
+            }
+        }
+        out.extend(found);
+        out.sort();
+        Ok(())
     }
 
     /// Deletes a cached file (relative to the root) and its stamp. A missing file is fine.
@@ -414,7 +522,19 @@ fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
 
 fn stamp_of(path: &Path, sha256: &str) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
-    Some(Stamp { size: meta.len(), mtime_ns: mtime_ns(&meta)?, sha256: sha256.to_owned() })
+    Some(Stamp {
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta)?,
+        sha256: sha256.to_owned(),
+        verified_ms: now_ms(),
+    })
+}
+
+/// Milliseconds since the epoch (0 if the clock is before it).
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The lowercase hex sha256 and the size of a file.

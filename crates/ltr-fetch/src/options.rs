@@ -85,7 +85,7 @@ impl FetchOptions {
             backoff: Duration::from_secs(1),
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
-            rehash_after: Duration::from_secs(30 * 24 * 3600),
+            rehash_after: crate::cache::DEFAULT_REHASH_AFTER,
         }
     }
 }
