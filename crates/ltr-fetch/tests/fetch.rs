@@ -37,6 +37,11 @@ struct Route {
     /// The first request gets this many bytes, then the server stalls (sends nothing more
     /// for 5 s) before dropping the connection.
     stall_first: Option<usize>,
+    /// The first request gets this many bytes at once, then one byte every 200 ms: never
+    /// silent long enough for a read timeout.
+    trickle_first: Option<usize>,
+    /// Every request gets this many bytes at once, then one byte every 200 ms.
+    trickle_each: Option<usize>,
 }
 
 impl Route {
@@ -52,6 +57,7 @@ struct State {
     log: Vec<(String, Option<String>)>,
     truncated: HashSet<String>,
     stalled: HashSet<String>,
+    trickled: HashSet<String>,
 }
 
 struct Server {
@@ -123,10 +129,15 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             range = Some(v.trim().to_owned());
         }
     }
-    let (route, truncate, stall) = {
+    let (route, truncate, stall, trickle) = {
         let mut st = state.lock().unwrap();
         st.log.push((path.clone(), range.clone()));
         let route = st.routes.get(&path).cloned();
+        let trickle = match &route {
+            Some(Route { trickle_first: Some(k), .. }) if st.trickled.insert(path.clone()) => Some(*k),
+            Some(Route { trickle_each: Some(k), .. }) => Some(*k),
+            _ => None,
+        };
         let (truncate, stall) = match &route {
             Some(Route { truncate_first: Some(k), .. }) if st.truncated.insert(path.clone()) => {
                 (Some(*k), false)
@@ -135,7 +146,7 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             Some(Route { truncate_each: Some(k), .. }) => (Some(*k), false),
             _ => (None, false),
         };
-        (route, truncate, stall)
+        (route, truncate, stall, trickle)
     };
     let mut out = &stream;
     let send = |out: &mut &TcpStream, code: u16, extra: &str, body: &[u8], cut: Option<usize>| {
@@ -145,7 +156,19 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             body.len()
         );
         out.write_all(head.as_bytes())?;
-        out.write_all(&body[..cut.unwrap_or(body.len()).min(body.len())])?;
+        let end = cut.unwrap_or(body.len()).min(body.len());
+        match trickle {
+            Some(k) if k < end => {
+                out.write_all(&body[..k])?;
+                out.flush()?;
+                for b in &body[k..end] {
+                    std::thread::sleep(Duration::from_millis(200));
+                    out.write_all(std::slice::from_ref(b))?;
+                    out.flush()?;
+                }
+            }
+            _ => out.write_all(&body[..end])?,
+        }
         out.flush()?;
         if stall {
             std::thread::sleep(Duration::from_secs(5));
@@ -1234,4 +1257,73 @@ fn cache_verification_rehashes_every_file_and_reports_each() {
         ltr_fetch::Source::Cache(&cache),
     );
     assert!(matches!(&out[0], ltr_data::resolved::DatasetStatus::Unavailable { .. }), "{out:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Slow servers, killed downloads, leftovers.
+
+/// Runs `f` on a thread and waits at most `limit` for it: a hang fails the test instead of
+/// blocking it.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("still running after {limit:?}"))
+}
+
+/// Throughput rule scaled down: abort below 1,000 bytes/s over 1 s.
+fn slow_opts(dir: &Path) -> FetchOptions {
+    FetchOptions { min_speed: 1000, speed_window: Duration::from_secs(1), ..opts(dir) }
+}
+
+#[test]
+fn a_trickling_transfer_is_abandoned_by_the_throughput_rule_and_resumed() {
+    let server = Server::start();
+    let mut files = toy_files("t");
+    files[0].1 = files[0].1.repeat(300);
+    let archive = zip_bytes(&entries("T", &files));
+    let cut = archive.len() / 2;
+    server.route("/t.zip", Route { trickle_first: Some(cut), ..Route::ok(archive.clone()) });
+    let m = toy_manifest(
+        &[ToyArchive {
+            name: "t.zip",
+            urls: vec![server.url("/t.zip")],
+            format: "zip",
+            sha256: Some(sha(&archive)),
+        }],
+        &[ToyDataset { name: "T", archive: "t.zip", archive_root: "T", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(slow_opts(dir.path()), Arc::new(NoProgress));
+    let t = Instant::now();
+    let r = within(Duration::from_secs(30), move || f.fetch_dataset(&m, "T", Variants::Default)).unwrap();
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert_eq!(r.installed.len(), 3);
+    let reqs = server.requests_for("/t.zip");
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    let resumed_at: usize =
+        reqs[1].as_deref().and_then(|r| r.strip_prefix("bytes=")?.strip_suffix('-')?.parse().ok()).unwrap();
+    assert!(resumed_at >= cut, "resumed at {resumed_at}, had {cut}");
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn a_server_that_only_trickles_fails_in_bounded_time() {
+    let server = Server::start();
+    let files = toy_files("u");
+    let archive = zip_bytes(&entries("U", &files));
+    server.route("/u.zip", Route { trickle_each: Some(0), ..Route::ok(archive) });
+    let m = toy_manifest(
+        &[ToyArchive { name: "u.zip", urls: vec![server.url("/u.zip")], format: "zip", sha256: None }],
+        &[ToyDataset { name: "U", archive: "u.zip", archive_root: "U", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(FetchOptions { retries: 1, ..slow_opts(dir.path()) }, Arc::new(NoProgress));
+    let t = Instant::now();
+    let e = within(Duration::from_secs(30), move || f.fetch_dataset(&m, "U", Variants::Default)).unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    // Each slow attempt counts as one without progress, however many bytes it got.
+    assert_eq!(server.requests_for("/u.zip").len(), 2);
+    assert!(matches!(&e, FetchError::Download { .. }) && e.to_string().contains("slower than"), "{e}");
 }
