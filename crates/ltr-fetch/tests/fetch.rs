@@ -1327,3 +1327,72 @@ fn a_server_that_only_trickles_fails_in_bounded_time() {
     assert_eq!(server.requests_for("/u.zip").len(), 2);
     assert!(matches!(&e, FetchError::Download { .. }) && e.to_string().contains("slower than"), "{e}");
 }
+
+/// The one-fold toy dataset `K` served by a URL mirror at `base` (its official archive is
+/// not there), with a training file large enough to be killed in the middle of.
+fn killable() -> (Manifest, Vec<(&'static str, Vec<u8>)>) {
+    let mut files = toy_files("k");
+    files[0].1 = files[0].1.repeat(5000);
+    let m = toy_manifest(
+        &[ToyArchive { name: "k.zip", urls: vec![closed_port_url("/k.zip")], format: "zip", sha256: None }],
+        &[ToyDataset { name: "K", archive: "k.zip", archive_root: "K", hashes: hashes(&files) }],
+    );
+    (m, files)
+}
+
+const CHILD_MIRROR: &str = "LTR_FETCH_TEST_CHILD_MIRROR";
+const CHILD_DIR: &str = "LTR_FETCH_TEST_CHILD_DIR";
+
+/// Not a test of its own: the process that
+/// `a_url_mirror_download_killed_midway_is_resumed_not_restarted` starts and kills.
+#[test]
+#[ignore = "run as a child process by another test"]
+fn child_fetching_from_a_url_mirror() {
+    let (Some(mirror), Some(dir)) = (std::env::var_os(CHILD_MIRROR), std::env::var_os(CHILD_DIR)) else {
+        return;
+    };
+    let mirror: Mirror = mirror.to_string_lossy().parse().unwrap();
+    let f = with_mirror(Path::new(&dir), mirror);
+    let _ = f.fetch_dataset(&killable().0, "K", Variants::Default);
+}
+
+#[test]
+fn a_url_mirror_download_killed_midway_is_resumed_not_restarted() {
+    let (m, files) = killable();
+    let server = Server::start();
+    let train = "/m/toy/K/Fold1/train.txt";
+    // The first request sends 300 KB at once, then trickles: the child is killed there.
+    server.route(train, Route { trickle_first: Some(300_000), ..Route::ok(files[0].1.clone()) });
+    for (p, d) in &files[1..] {
+        server.route(&format!("/m/toy/K/{p}"), Route::ok(d.clone()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_fetching_from_a_url_mirror", "--ignored", "--nocapture"])
+        .env(CHILD_MIRROR, server.url("/m"))
+        .env(CHILD_DIR, dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until a good part of the file is on disk, then kill the child (SIGKILL).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let biggest = |d: &Path| {
+        tree(d).iter().filter_map(|f| std::fs::metadata(d.join(f)).ok()).map(|m| m.len()).max().unwrap_or(0)
+    };
+    while biggest(dir.path()) < 200_000 {
+        assert!(Instant::now() < deadline, "the child never got far: {:?}", tree(dir.path()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = biggest(dir.path());
+
+    let r =
+        with_mirror(dir.path(), server.url("/m").parse().unwrap()).fetch_dataset(&m, "K", Variants::Default);
+    assert_eq!(r.unwrap().installed.len(), 3);
+    let reqs = server.requests_for(train);
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    assert_eq!(reqs[1], Some(format!("bytes={kept}-")), "the download restarted instead of resuming");
+    assert_eq!(std::fs::read(dir.path().join("toy/K/Fold1/train.txt")).unwrap(), files[0].1);
+}
