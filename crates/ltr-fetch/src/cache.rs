@@ -46,6 +46,8 @@ pub const DOWNLOADS_DIR: &str = ".downloads";
 /// Folder (in the cache root) of temporary extraction and copy folders.
 pub const STAGING_DIR: &str = ".staging";
 const STAGING_PREFIX: &str = "fetch-";
+/// Folder (in [`DOWNLOADS_DIR`]) of partial downloads from URL mirrors.
+const MIRROR_PARTS_DIR: &str = "mirror";
 const STALE_STAGING: Duration = Duration::from_secs(24 * 3600);
 
 /// How long a verified file is trusted on its stamp alone by default.
@@ -174,6 +176,15 @@ impl DataCache {
     /// The folder of downloaded archives.
     pub fn downloads_dir(&self) -> PathBuf {
         self.root.join(DOWNLOADS_DIR)
+    }
+
+    /// The partial file of a download from a URL mirror: in the cache, so that a killed run's
+    /// bytes are resumed by the next one; named by a hash of the address (two mirrors never
+    /// share one) and the file name.
+    pub fn mirror_part(&self, url: &str) -> PathBuf {
+        let id = hex(&Sha256::digest(url.as_bytes()));
+        let name = url.rsplit('/').next().filter(|n| safe_name(n)).unwrap_or("file");
+        self.downloads_dir().join(MIRROR_PARTS_DIR).join(format!("{}-{name}.part", &id[..16]))
     }
 
     /// The folder of temporary staging folders.
@@ -512,6 +523,15 @@ impl DataCache {
             io(e)
         })
     }
+}
+
+/// A file name that is safe to use as is: not empty, no separator, no `..`, short.
+fn safe_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 100
+        && n != "."
+        && n != ".."
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// The modification time in nanoseconds since the epoch, if the platform has one.
