@@ -1396,3 +1396,28 @@ fn a_url_mirror_download_killed_midway_is_resumed_not_restarted() {
     assert_eq!(reqs[1], Some(format!("bytes={kept}-")), "the download restarted instead of resuming");
     assert_eq!(std::fs::read(dir.path().join("toy/K/Fold1/train.txt")).unwrap(), files[0].1);
 }
+
+#[test]
+fn a_resumed_archive_that_fails_its_hash_is_downloaded_again_from_the_start() {
+    let server = Server::start();
+    let files = toy_files("x");
+    let archive = zip_bytes(&entries("X", &files));
+    server.route("/x.zip", Route::ok(archive.clone()));
+    let m = toy_manifest(
+        &[ToyArchive {
+            name: "x.zip",
+            urls: vec![server.url("/x.zip")],
+            format: "zip",
+            sha256: Some(sha(&archive)),
+        }],
+        &[ToyDataset { name: "X", archive: "x.zip", archive_root: "X", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".downloads")).unwrap();
+    // Left by an earlier run, from another version of the archive.
+    std::fs::write(dir.path().join(".downloads/x.zip.part"), b"0123456789").unwrap();
+    let r = fetcher(dir.path()).fetch_dataset(&m, "X", Variants::Default).unwrap();
+    assert_eq!(r.installed.len(), 3);
+    assert_eq!(server.requests_for("/x.zip"), vec![Some("bytes=10-".to_owned()), None]);
+    assert_no_leftovers(dir.path());
+}
