@@ -1395,6 +1395,8 @@ fn a_url_mirror_download_killed_midway_is_resumed_not_restarted() {
     assert_eq!(reqs.len(), 2, "{reqs:?}");
     assert_eq!(reqs[1], Some(format!("bytes={kept}-")), "the download restarted instead of resuming");
     assert_eq!(std::fs::read(dir.path().join("toy/K/Fold1/train.txt")).unwrap(), files[0].1);
+    // The killed process's staging folder went at the start of the second run.
+    assert_no_leftovers(dir.path());
 }
 
 #[test]
@@ -1420,4 +1422,25 @@ fn a_resumed_archive_that_fails_its_hash_is_downloaded_again_from_the_start() {
     assert_eq!(r.installed.len(), 3);
     assert_eq!(server.requests_for("/x.zip"), vec![Some("bytes=10-".to_owned()), None]);
     assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn staging_folders_of_dead_processes_are_removed_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let staging = dir.path().join(".staging");
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let dead_dir = staging.join(format!("fetch-{dead}-abc123"));
+    std::fs::create_dir_all(&dead_dir).unwrap();
+    std::fs::write(dead_dir.join("file"), b"half an extraction").unwrap();
+    let live_dir = staging.join(format!("fetch-{}-def456", std::process::id()));
+    std::fs::create_dir_all(&live_dir).unwrap();
+    // A stamp record being written by a process that died before renaming it.
+    let dead_tmp = dir.path().join(format!(".stamps.json.{dead}.0.tmp"));
+    std::fs::write(&dead_tmp, b"{").unwrap();
+    let _ = fetcher(dir.path()).fetch_dataset(&killable().0, "NOPE", Variants::Default);
+    assert!(!dead_dir.exists(), "{:?}", tree(dir.path()));
+    assert!(!dead_tmp.exists(), "{:?}", tree(dir.path()));
+    assert!(live_dir.exists(), "a live process's folder was removed");
 }
