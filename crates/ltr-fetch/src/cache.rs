@@ -14,7 +14,8 @@
 //!   no hash for (LETOR 3.0 Gov, MQ2007, MSLR-WEB). Once recorded, such a hash is used for
 //!   verification exactly like a manifest hash.
 //! * `.downloads/`: official archives (and their resumable `.part` files).
-//! * `.staging/`: short-lived extraction and copy folders (removed when done).
+//! * `.staging/`: short-lived extraction and copy folders (removed when done; the folders
+//!   of killed processes, named with their process id, are removed by the next fetch).
 //!
 //! Both JSON files are rewritten atomically (temporary file + rename), and data files only
 //! ever appear by an atomic rename of a complete, checked file, so several processes may
@@ -193,31 +194,53 @@ impl DataCache {
     }
 
     /// A fresh temporary folder in [`Self::staging_dir`] (same file system as the cache, so
-    /// installing from it is an atomic rename); deleted when dropped.
+    /// installing from it is an atomic rename); deleted when dropped. Its name carries this
+    /// process's id, so that a later run can tell a killed process's folder from a live one.
     pub(crate) fn staging(&self) -> Result<tempfile::TempDir, FetchError> {
         let parent = self.staging_dir();
         create_dir_all(&parent)?;
         tempfile::Builder::new()
-            .prefix(STAGING_PREFIX)
+            .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
             .tempdir_in(&parent)
             .map_err(|source| FetchError::Io { path: parent, source })
     }
 
-    /// Deletes staging folders left by runs that were killed (older than a day; younger ones
-    /// may belong to a process still at work).
+    /// Deletes what killed processes left: staging folders (`fetch-<pid>-*`) and temporary
+    /// record files (`.<name>.<pid>.<n>.tmp`) whose process is gone (`/proc/<pid>`), and
+    /// staging folders without a process id that are older than a day.
     pub(crate) fn sweep_staging(&self) {
-        let Ok(entries) = std::fs::read_dir(self.staging_dir()) else { return };
-        for e in entries.flatten() {
-            let stale = e
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age > STALE_STAGING);
-            if stale && e.file_name().to_string_lossy().starts_with(STAGING_PREFIX) {
-                log::debug!("removing the stale staging folder {}", e.path().display());
-                if let Err(err) = std::fs::remove_dir_all(e.path()) {
-                    log::warn!("cannot remove {}: {err}", e.path().display());
+        if let Ok(entries) = std::fs::read_dir(self.staging_dir()) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let Some(rest) = name.strip_prefix(STAGING_PREFIX) else { continue };
+                let stale = match rest.split_once('-').and_then(|(pid, _)| pid.parse::<u32>().ok()) {
+                    Some(pid) => process_gone(pid),
+                    None => e
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age > STALE_STAGING),
+                };
+                if stale {
+                    log::debug!("removing the stale staging folder {}", e.path().display());
+                    if let Err(err) = std::fs::remove_dir_all(e.path()) {
+                        log::warn!("cannot remove {}: {err}", e.path().display());
+                    }
+                }
+            }
+        }
+        if let Ok(entries) = std::fs::read_dir(&self.root) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let pid = name
+                    .strip_prefix('.')
+                    .and_then(|n| n.strip_suffix(".tmp"))
+                    .and_then(|n| n.rsplit('.').nth(1))
+                    .and_then(|pid| pid.parse::<u32>().ok());
+                if pid.is_some_and(process_gone) {
+                    log::debug!("removing the stale temporary file {}", e.path().display());
+                    remove_quietly(&e.path());
                 }
             }
         }
@@ -523,6 +546,13 @@ impl DataCache {
             io(e)
         })
     }
+}
+
+/// Whether process `pid` is known to have ended: `/proc` is there but `/proc/<pid>` is not.
+/// Where `/proc` is missing nothing is known, and nothing is removed on that ground.
+fn process_gone(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    proc.join("self").exists() && !proc.join(pid.to_string()).exists()
 }
 
 /// A file name that is safe to use as is: not empty, no separator, no `..`, short.
