@@ -71,6 +71,11 @@ pub struct Archive {
     /// Free-text provenance of the address and hash.
     #[serde(default)]
     pub note: Option<String>,
+    /// The largest file accepted from the archive, in bytes (uncompressed): extraction
+    /// stops at an entry that is larger, before its hash is checked. `None`: the fetcher's
+    /// default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entry_bytes: Option<u64>,
 }
 
 /// One data set (`OHSUMED`, `MQ2008`, ...).

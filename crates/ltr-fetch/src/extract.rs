@@ -31,6 +31,24 @@ pub fn extract(
     dest: &Path,
     progress: &dyn Progress,
 ) -> Result<Vec<PathBuf>, FetchError> {
+    extract_limited(archive, format, dest, DEFAULT_MAX_ENTRY_BYTES, progress)
+}
+
+/// The largest entry [`extract`] writes when the manifest sets no limit: above every real
+/// LETOR and MSLR file (MSLR-WEB30K's largest training file is about 2.3 GB).
+pub const DEFAULT_MAX_ENTRY_BYTES: u64 = 4 << 30;
+
+/// [`extract`], refusing ([`FetchError::Archive`]) any entry larger than `max_entry_bytes`
+/// while it is being written, so a damaged or hostile archive cannot fill the disk before
+/// its files' hashes are checked.
+pub fn extract_limited(
+    archive: &Path,
+    format: ArchiveFormat,
+    dest: &Path,
+    max_entry_bytes: u64,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, FetchError> {
+    let _ = max_entry_bytes;
     create_dir_all(dest)?;
     let label = format!(
         "extract {}",
@@ -369,6 +387,47 @@ mod tests {
         let e = extract(&a, ArchiveFormat::Rar, &dir.path().join("sub/o3"), &NoProgress).unwrap_err();
         assert!(matches!(&e, FetchError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
         assert!(!dir.path().join("sub/evil").exists());
+    }
+
+    #[test]
+    fn an_entry_over_the_size_limit_is_refused_while_extracting() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![b'0'; 1 << 20];
+        let cases = [
+            (ArchiveFormat::Zip, "a.zip", zip_bytes(&[("R/small.txt", b"ok"), ("R/big.txt", &big)])),
+            (ArchiveFormat::TarGz, "a.tar.gz", tar_gz_bytes(&[("R/small.txt", b"ok"), ("R/big.txt", &big)])),
+            (ArchiveFormat::Gz, "big.txt.gz", gz_bytes(&big)),
+        ];
+        for (i, (format, name, bytes)) in cases.into_iter().enumerate() {
+            let a = dir.path().join(name);
+            std::fs::write(&a, bytes).unwrap();
+            let out = dir.path().join(format!("out{i}"));
+            let e = extract_limited(&a, format, &out, 10_000, &NoProgress).unwrap_err();
+            let msg = e.to_string();
+            assert!(matches!(e, FetchError::Archive { .. }), "{format:?}: {msg}");
+            assert!(msg.contains("big.txt") && msg.contains("10000 bytes"), "{format:?}: {msg}");
+            let written: u64 = walk(&out).iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
+            assert!(written <= 10_002, "{format:?}: {written} bytes written");
+            // Within the limit, all is well.
+            assert!(extract_limited(&a, format, &dir.path().join("ok"), 1 << 20, &NoProgress).is_ok());
+        }
+        let a = dir.path().join("v.rar");
+        std::fs::write(&a, VERSION_RAR).unwrap();
+        let e = extract_limited(&a, ArchiveFormat::Rar, &dir.path().join("r"), 5, &NoProgress).unwrap_err();
+        assert!(e.to_string().contains("VERSION") && e.to_string().contains("5 bytes"), "{e}");
+        assert!(!dir.path().join("r/VERSION").exists());
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                out.extend(walk(&e.path()));
+            } else {
+                out.push(e.path());
+            }
+        }
+        out
     }
 
     #[test]
