@@ -13,7 +13,7 @@ use ltr_data::manifest::{Archive, Variant};
 
 use crate::cache::{DOWNLOADS_DIR, FileStatus, create_dir_all, remove_quietly, sha256_file};
 use crate::error::FetchError;
-use crate::extract::{extract, safe_relative};
+use crate::extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
 use crate::fetcher::{FetchReport, Fetcher, Session};
 use crate::http::{self, DlError, authority};
 
@@ -171,7 +171,8 @@ impl Fetcher {
             url
         };
         let dir = self.cache.staging()?;
-        match extract(&dest, archive.format, dir.path(), &*self.progress) {
+        let max_entry = archive.max_entry_bytes.unwrap_or(DEFAULT_MAX_ENTRY_BYTES);
+        match extract_limited(&dest, archive.format, dir.path(), max_entry, &*self.progress) {
             Ok(files) => Ok(Extracted { dir, files, source, download_rel: rel }),
             Err(e) => {
                 if archive.sha256.is_none() {
