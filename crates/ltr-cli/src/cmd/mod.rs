@@ -7,6 +7,7 @@ pub mod predict;
 pub mod report;
 pub mod run;
 pub mod train;
+pub mod verify;
 
 use std::path::PathBuf;
 
