@@ -25,8 +25,12 @@ fn bench_reader(c: &mut Criterion) {
     let opts_hash = ReadOptions { sha256: true, ..opts.clone() };
     g.bench_function("mq2008_fold1_train_with_sha256", |b| {
         b.iter(|| {
-            ltr_data::reader::read_from(std::hint::black_box(&bytes[..]), "train.txt", &opts_hash)
-                .map(|l| l.bytes)
+            ltr_data::reader::read_from(
+                std::io::Cursor::new(std::hint::black_box(&bytes[..])),
+                "train.txt",
+                &opts_hash,
+            )
+            .map(|l| l.bytes)
         })
     });
     g.finish();
