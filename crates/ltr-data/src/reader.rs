@@ -140,15 +140,25 @@ pub fn read_from<R: Read + Seek>(
 /// Parses LETOR text held in memory.
 pub fn parse_bytes(bytes: &[u8], source: &str, opts: &ReadOptions) -> Result<Dataset, DataError> {
     let mut surveyor = Surveyor::new(opts);
-    for line in bytes.split(|&b| b == b'\n') {
+    lines_of(bytes, |line| {
         surveyor.line(line);
-    }
+        Ok(())
+    })?;
     let survey = surveyor.finish(bytes.len() as u64);
     let mut parser = Parser::new(source, opts, &survey)?;
-    for line in bytes.split(|&b| b == b'\n') {
-        parser.line(line)?;
-    }
+    lines_of(bytes, |line| parser.line(line))?;
     parser.finish()
+}
+
+/// Calls `on_line` with every `\n`-separated piece of `bytes` (as `split` would: the piece
+/// after a final newline is an empty line).
+fn lines_of(bytes: &[u8], mut on_line: impl FnMut(&[u8]) -> Result<(), DataError>) -> Result<(), DataError> {
+    let mut start = 0;
+    for nl in memchr::memchr_iter(b'\n', bytes) {
+        on_line(&bytes[start..nl])?;
+        start = nl + 1;
+    }
+    on_line(&bytes[start..])
 }
 
 fn survey_reader(reader: impl Read, source: &str, opts: &ReadOptions) -> Result<Survey, DataError> {
@@ -236,7 +246,7 @@ fn split_lines<R: Read>(
         // a line spanning many chunks costs one look per byte, not one per chunk.
         let mut start = 0;
         let mut from = old;
-        while let Some(p) = buf[from..].iter().position(|&b| b == b'\n') {
+        while let Some(p) = memchr::memchr(b'\n', &buf[from..]) {
             work.scanned += (p + 1) as u64;
             lines += 1;
             on_line(&buf[start..from + p])?;
@@ -292,6 +302,8 @@ struct Survey {
 struct Surveyor {
     /// Indices above this fail the second pass, so they do not widen the matrix.
     cap: usize,
+    /// Whether the width is declared: then only rows are counted.
+    declared: bool,
     line_no: usize,
     survey: Survey,
 }
@@ -300,6 +312,7 @@ impl Surveyor {
     fn new(opts: &ReadOptions) -> Self {
         Self {
             cap: opts.n_features.unwrap_or(MAX_UNDECLARED_FEATURES),
+            declared: opts.n_features.is_some(),
             line_no: 0,
             survey: Survey::default(),
         }
@@ -308,15 +321,20 @@ impl Surveyor {
     fn line(&mut self, raw: &[u8]) {
         self.line_no += 1;
         let line = line_content(raw, self.line_no == 1);
-        let data = match line.iter().position(|&b| b == b'#') {
+        let is_space = |b: &u8| *b == b' ' || *b == b'\t';
+        // A line holds a document when its first token comes before any comment.
+        match line.iter().find(|b| !is_space(b)) {
+            None | Some(b'#') => return,
+            Some(_) => self.survey.rows += 1,
+        }
+        if self.declared {
+            return;
+        }
+        let data = match memchr::memchr(b'#', line) {
             Some(p) => &line[..p],
             None => line,
         };
-        let is_space = |b: &u8| *b == b' ' || *b == b'\t';
-        let Some(end) = data.iter().rposition(|b| !is_space(b)) else {
-            return; // blank or comment-only line
-        };
-        self.survey.rows += 1;
+        let Some(end) = data.iter().rposition(|b| !is_space(b)) else { return };
         let start = data[..end].iter().rposition(is_space).map_or(0, |p| p + 1);
         let last = &data[start..=end];
         let index = last.iter().position(|&b| b == b':').and_then(|colon| parse_index(&last[..colon]));
@@ -452,10 +470,10 @@ impl<'a> Parser<'a> {
     fn line(&mut self, raw: &[u8]) -> Result<(), DataError> {
         self.line_no += 1;
         let line = line_content(raw, self.line_no == 1);
-        if let Some(p) = line.iter().position(|&b| b == b'\r') {
+        if let Some(p) = memchr::memchr(b'\r', line) {
             return Err(self.err(ParseErrorKind::CrOnly, &line[p..]));
         }
-        let (data, comment) = match line.iter().position(|&b| b == b'#') {
+        let (data, comment) = match memchr::memchr(b'#', line) {
             Some(p) => (&line[..p], Some(&line[p + 1..])),
             None => (line, None),
         };
