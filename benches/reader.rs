@@ -1,6 +1,7 @@
 //! Parser throughput on MQ2008 Fold1 `train.txt` (uncompressed, in memory, one core).
 //!
-//! The file is rebuilt (and verified) from the MQ2008 pieces compiled into `ltr-data`.
+//! The file is rebuilt (and verified) from the MQ2008 pieces compiled into `ltr-data`. Also one
+//! 50 MB line read through the chunked reader (line-end search cost).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ltr_data::ReadOptions;
@@ -24,8 +25,28 @@ fn bench_reader(c: &mut Criterion) {
     let opts_hash = ReadOptions { sha256: true, ..opts.clone() };
     g.bench_function("mq2008_fold1_train_with_sha256", |b| {
         b.iter(|| {
-            ltr_data::reader::read_from(std::hint::black_box(&bytes[..]), "train.txt", &opts_hash)
-                .map(|l| l.bytes)
+            ltr_data::reader::read_from(
+                std::io::Cursor::new(std::hint::black_box(&bytes[..])),
+                "train.txt",
+                &opts_hash,
+            )
+            .map(|l| l.bytes)
+        })
+    });
+    g.finish();
+
+    // One 50 MB line (a long comment): the cost of finding line ends must stay linear in the
+    // line's length when the line spans many read chunks.
+    let mut long = b"0 qid:1 1:1 #docid = x ".to_vec();
+    long.resize(50 << 20, b'a');
+    long.push(b'\n');
+    let mut g = c.benchmark_group("reader_long_line");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(long.len() as u64));
+    g.bench_function("one_50mb_line", |b| {
+        b.iter(|| {
+            let cursor = std::io::Cursor::new(std::hint::black_box(&long[..]));
+            ltr_data::reader::read_from(cursor, "long.txt", &ReadOptions::default()).map(|l| l.bytes)
         })
     });
     g.finish();

@@ -136,7 +136,7 @@ pub fn load_fold(collection: &str, dataset: &str, fold: u32) -> Result<Fold, Dat
     let opts = ReadOptions {
         n_features: Some(entry.features),
         missing_token: variant.missing_token.clone(),
-        sha256: false,
+        ..ReadOptions::default()
     };
     let convention = Some(manifest.convention_of(entry));
     let read = |split: Split| -> Result<ltr_core::Dataset, DataError> {

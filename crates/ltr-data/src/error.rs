@@ -54,6 +54,110 @@ pub enum ParseErrorKind {
     /// A qid or docid that is not UTF-8.
     #[error("not valid UTF-8")]
     Utf8,
+    /// A carriage return inside a line: the file's lines end with CR alone (classic Mac
+    /// OS), which is not accepted.
+    #[error(
+        "CR-only line endings (a carriage return inside a line); convert the file to LF or CRLF line endings"
+    )]
+    CrOnly,
+    /// A blank line where every line must hold a value (score files).
+    #[error("blank line (a score file holds one score on every line)")]
+    BlankLine,
+    /// A score-file line that is not one number or RankLib's `qid index score`.
+    #[error("expected a score: one number, or RankLib's `qid<TAB>index<TAB>score`")]
+    Score,
+    /// A score-file line whose layout (one field or RankLib's three) is not the first line's.
+    #[error("{}", if *ranklib_first { "one field where the first line has RankLib's three (`qid index score`)" } else { "three fields where the first line has one score" })]
+    ScoreLayout {
+        /// Whether the first line has RankLib's layout.
+        ranklib_first: bool,
+    },
+    /// A line longer than the reader holds.
+    #[error("line longer than {max} bytes")]
+    LineTooLong {
+        /// The longest line accepted.
+        max: usize,
+    },
+}
+
+/// Which limit a dense feature matrix would exceed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DenseLimit {
+    /// No feature count was declared and the matrix would be more than
+    /// [`crate::reader::MAX_DENSE_EXPANSION`] times the text it is read from (and more than
+    /// [`crate::reader::SPARSE_FLOOR_BYTES`]).
+    Sparse {
+        /// Bytes of text read.
+        text_bytes: u64,
+    },
+    /// The caller's limit ([`crate::ReadOptions::max_dense_bytes`]).
+    Limit {
+        /// The limit in bytes.
+        bytes: u64,
+    },
+    /// Three quarters of the memory the system reports available.
+    Memory {
+        /// Available memory in bytes.
+        available: u64,
+    },
+    /// The allocator refused it (or it exceeds the address space).
+    Allocation,
+}
+
+impl std::fmt::Display for DenseLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Sparse { text_bytes } => write!(
+                f,
+                "{} times the {} of text it is read from (and more than {})",
+                crate::reader::MAX_DENSE_EXPANSION,
+                human_bytes(*text_bytes),
+                human_bytes(crate::reader::SPARSE_FLOOR_BYTES)
+            ),
+            Self::Limit { bytes } => write!(f, "the limit of {}", human_bytes(*bytes)),
+            Self::Memory { available } => {
+                write!(f, "three quarters of the {} of memory available", human_bytes(*available))
+            }
+            Self::Allocation => f.write_str("what can be allocated"),
+        }
+    }
+}
+
+/// `5.0 GiB`, `340.2 KiB`, `12 bytes`.
+pub(crate) fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if b < 1024 {
+        return format!("{b} bytes");
+    }
+    let mut v = b as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+fn too_large(
+    file: &str,
+    cause: &Option<(usize, String)>,
+    rows: usize,
+    width: usize,
+    bytes: u64,
+    limit: &DenseLimit,
+) -> String {
+    let what = match cause {
+        Some((line, token)) => format!("{file}:{line}: feature index {width} (`{token}`) makes"),
+        None => format!("{file}: the declared feature count {width} makes"),
+    };
+    format!(
+        "{what} the dense feature matrix {rows} rows x {width} features x 4 bytes = {}, more than {limit}; \
+         ltr stores every row densely, so sparse input with large feature indices does not fit: \
+         renumber the features 1..N (N = the number of distinct features) or declare the real \
+         feature count",
+        human_bytes(bytes)
+    )
 }
 
 /// Errors of `ltr-data`.
@@ -71,6 +175,62 @@ pub enum DataError {
         token: String,
         /// What is wrong.
         kind: ParseErrorKind,
+    },
+    /// A dense feature matrix that would exceed a memory limit: refused before allocating.
+    #[error("{}", too_large(file, cause, *rows, *width, *bytes, limit))]
+    TooLarge {
+        /// File name.
+        file: String,
+        /// Line and token of the feature index that sets the width; `None` when the width
+        /// is the declared feature count.
+        cause: Option<(usize, String)>,
+        /// Documents in the file.
+        rows: usize,
+        /// Features per row.
+        width: usize,
+        /// Bytes the matrix would take.
+        bytes: u64,
+        /// The limit it exceeds.
+        limit: DenseLimit,
+    },
+    /// Input that changed between the reader's two passes.
+    #[error("{file}: changed while it was being read; read it again")]
+    Changed {
+        /// File name.
+        file: String,
+    },
+    /// A score file with another number of scores than the feature file has documents.
+    #[error("{file} holds {scores} scores but {data_file} has {docs} documents")]
+    ScoreCount {
+        /// The score file.
+        file: String,
+        /// Scores in it.
+        scores: usize,
+        /// The feature file.
+        data_file: String,
+        /// Documents in it.
+        docs: usize,
+    },
+    /// A RankLib score line for another document than the feature file's on that line.
+    #[error(
+        "{file}:{line}: scores query `{qid}` index {index}, but document {line} of {data_file} is \
+         query `{expected_qid}` index {expected_index}"
+    )]
+    ScoreQuery {
+        /// The score file.
+        file: String,
+        /// 1-based line (= document number).
+        line: usize,
+        /// Query id on the line.
+        qid: String,
+        /// In-query index on the line.
+        index: u64,
+        /// The feature file.
+        data_file: String,
+        /// The document's query id.
+        expected_qid: String,
+        /// The document's 0-based index in its query.
+        expected_index: u64,
     },
     /// A file with no document at all.
     #[error("{file}: no documents")]

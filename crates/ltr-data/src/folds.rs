@@ -93,7 +93,7 @@ pub fn load_split(
     let opts = ReadOptions {
         n_features: Some(entry.features),
         missing_token: v.missing_token.clone(),
-        sha256: false,
+        ..ReadOptions::default()
     };
     Ok(read_file(&path, &opts)?.dataset.with_convention(Some(manifest.convention_of(entry))))
 }

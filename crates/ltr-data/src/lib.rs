@@ -8,16 +8,18 @@
 //! * [`folds`]: the LETOR rotation of subsets into folds; loading a fold from a folder.
 //! * [`embedded`]: the OHSUMED and MQ2008 subsets compiled in, and folds rebuilt from them.
 //! * [`resolved`]: datasets resolved to verified local files, as the harness consumes them.
-//! * [`scores`]: one-score-per-line files.
+//! * [`scores`]: one-score-per-line files (and RankLib's layout).
+//! * [`fuzz`]: structure-aware fuzzing of the reader and the score-file parser.
 
 pub mod embedded;
 mod error;
 pub mod folds;
+pub mod fuzz;
 pub mod manifest;
 pub mod reader;
 pub mod resolved;
 pub mod scores;
 
-pub use error::{DataError, ParseErrorKind};
+pub use error::{DataError, DenseLimit, ParseErrorKind};
 pub use manifest::{Manifest, Split};
 pub use reader::{Loaded, ReadOptions, read_file};

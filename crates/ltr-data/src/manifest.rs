@@ -20,6 +20,10 @@ pub const BUILTIN: [(&str, &str); 3] = [
     ("mslr", include_str!("../../../datasets/mslr.toml")),
 ];
 
+/// The most folds a variant may have (LETOR and MSLR have 5): the file list is built from
+/// the count, so it is bounded before anything is made from it.
+pub const MAX_FOLDS: u32 = 100;
+
 /// One collection (`letor3`, `letor4`, `mslr`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,6 +75,11 @@ pub struct Archive {
     /// Free-text provenance of the address and hash.
     #[serde(default)]
     pub note: Option<String>,
+    /// The largest file accepted from the archive, in bytes (uncompressed): extraction
+    /// stops at an entry that is larger, before its hash is checked. `None`: the fetcher's
+    /// default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entry_bytes: Option<u64>,
 }
 
 /// One data set (`OHSUMED`, `MQ2008`, ...).
@@ -235,8 +244,8 @@ impl Manifest {
                 if !names.contains(v.archive.as_str()) {
                     return Err(format!("{}/{}: archive `{}` is not listed", d.name, v.name, v.archive));
                 }
-                if v.folds == 0 {
-                    return Err(format!("{}/{}: folds must be at least 1", d.name, v.name));
+                if v.folds == 0 || v.folds > MAX_FOLDS {
+                    return Err(format!("{}/{}: folds must be 1..={MAX_FOLDS}", d.name, v.name));
                 }
                 let files: BTreeSet<String> = v.files().into_iter().collect();
                 for (f, h) in &v.sha256 {
@@ -416,6 +425,9 @@ mod tests {
         assert!(e.contains("x.toml") && e.contains("nope.rar"), "{e}");
         let e = Manifest::parse("collection = 1", Path::new("y.toml")).unwrap_err().to_string();
         assert!(e.contains("y.toml"), "{e}");
+        let huge = text.replacen("folds = 5", "folds = 4000000000", 1);
+        let e = Manifest::parse(&huge, Path::new("z.toml")).unwrap_err().to_string();
+        assert!(e.contains("folds must be 1..=100"), "{e}");
     }
 
     #[test]

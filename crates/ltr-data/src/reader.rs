@@ -9,21 +9,31 @@
 //! * strictly increasing 1-based indices; finite values; integer grades 0..=255;
 //! * the documents of one query are contiguous: a qid that reappears after another query
 //!   started is an error;
-//! * blank lines and lines holding only a `#` comment are skipped.
+//! * blank lines and lines holding only a `#` comment are skipped;
+//! * a UTF-8 byte-order mark at the start of the file is skipped; CR-only line endings
+//!   (classic Mac OS) are refused by name ([`ParseErrorKind::CrOnly`]), since read as LF
+//!   files they make one line whose first comment hides every later document.
 //!
-//! Every error names `file:line` and the offending token. The input is processed in large
-//! chunks, so memory stays at one chunk plus the dense result.
+//! Every error names `file:line` and the offending token.
+//!
+//! Rows are stored densely, so the reader makes two passes. The first finds the number of
+//! documents and the width (the declared feature count, else the highest index); the matrix
+//! is then checked against the memory it may take ([`ReadOptions::max_dense_bytes`], and
+//! without a declared count [`MAX_DENSE_EXPANSION`] times the text) and allocated once, at
+//! its final size, before the second pass fills it. Memory stays at one chunk of input (or
+//! one line, if longer) plus the dense result. Lines are found in one look per byte however
+//! long they are, up to [`MAX_LINE_BYTES`].
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
 use ltr_core::{Dataset, Grade};
 use sha2::{Digest, Sha256};
 
-use crate::error::{DataError, ParseErrorKind};
+use crate::error::{DataError, DenseLimit, ParseErrorKind};
 
 /// How to read a file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,6 +46,10 @@ pub struct ReadOptions {
     pub missing_token: Option<String>,
     /// Also compute the sha256 of the (uncompressed) bytes while reading.
     pub sha256: bool,
+    /// The largest dense feature matrix accepted, in bytes. `None`: three quarters of the
+    /// memory the system reports available (`MemAvailable` in `/proc/meminfo`), where it
+    /// can be read. Tests set it to check the limit without using the memory.
+    pub max_dense_bytes: Option<u64>,
 }
 
 /// The highest feature index a file may use when no feature count is declared. Rows are
@@ -43,6 +57,31 @@ pub struct ReadOptions {
 /// typo like `99999999:1` would ask for gigabytes). Public LETOR-style data sets use at
 /// most a few hundred features (MSLR-WEB 136, Istella 220, Yahoo! LTR 700).
 pub const MAX_UNDECLARED_FEATURES: usize = 1 << 16;
+
+/// Without a declared feature count, the dense matrix may take at most this many times the
+/// bytes of text it is read from (or [`SPARSE_FLOOR_BYTES`], whichever is more). Dense
+/// LETOR text spends at least 4 bytes per feature (`7:0 `), the same as the matrix; a file
+/// far below that is sparse input with large indices, which a dense matrix does not suit.
+pub const MAX_DENSE_EXPANSION: u64 = 64;
+
+/// The dense matrix size always accepted for a file without a declared feature count,
+/// however small its text (subject to the memory limit).
+pub const SPARSE_FLOOR_BYTES: u64 = 256 << 20;
+
+/// The longest line accepted, in bytes: a line is held in memory whole while it is parsed.
+/// Real lines are under 10 KB (MSLR-WEB: about 1 KB).
+pub const MAX_LINE_BYTES: usize = 1 << 30;
+
+/// The UTF-8 byte-order mark, skipped at the start of feature and score files.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A line without its line end (a final CR) and, on the first line, without a byte-order
+/// mark.
+#[inline]
+pub(crate) fn line_content(raw: &[u8], first: bool) -> &[u8] {
+    let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if first { line.strip_prefix(BOM).unwrap_or(line) } else { line }
+}
 
 /// A parsed file.
 #[derive(Debug, Clone)]
@@ -55,19 +94,20 @@ pub struct Loaded {
     pub bytes: u64,
 }
 
-/// Reads a LETOR file (plain or gzip) from disk.
+/// Reads a LETOR file (plain or gzip) from disk: two passes over the file (decompressing
+/// twice if it is gzip).
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Loaded, DataError> {
     let io = |source| DataError::Io { path: path.to_owned(), source };
-    let mut file = File::open(path).map_err(io)?;
-    let mut magic = [0u8; 2];
-    let n = read_up_to(&mut file, &mut magic).map_err(io)?;
-    let head = std::io::Cursor::new(magic[..n].to_vec());
     let name = path.display().to_string();
-    if n == 2 && magic == [0x1f, 0x8b] {
-        read_from(MultiGzDecoder::new(head.chain(file)), &name, opts)
-    } else {
-        read_from(head.chain(file), &name, opts)
-    }
+    let mut magic = [0u8; 2];
+    let n = read_up_to(&mut File::open(path).map_err(io)?, &mut magic).map_err(io)?;
+    let gzip = n == 2 && magic == [0x1f, 0x8b];
+    let open = || -> Result<Box<dyn Read>, DataError> {
+        let file = File::open(path).map_err(io)?;
+        Ok(if gzip { Box::new(MultiGzDecoder::new(file)) } else { Box::new(file) })
+    };
+    let survey = survey_reader(open()?, &name, opts)?;
+    parse_reader(open()?, &name, opts, &survey)
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -83,16 +123,104 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(filled)
 }
 
-/// Reads LETOR text from any reader (already decompressed). `source` names it in errors.
-pub fn read_from(mut reader: impl Read, source: &str, opts: &ReadOptions) -> Result<Loaded, DataError> {
-    const CHUNK: usize = 1 << 20;
-    let mut parser = Parser::new(source, opts);
+/// Reads LETOR text (already decompressed) from its current position to its end, twice:
+/// the reader is sought back for the second pass. `source` names it in errors.
+pub fn read_from<R: Read + Seek>(
+    mut reader: R,
+    source: &str,
+    opts: &ReadOptions,
+) -> Result<Loaded, DataError> {
+    let io = |e| DataError::Io { path: source.into(), source: e };
+    let start = reader.stream_position().map_err(io)?;
+    let survey = survey_reader(&mut reader, source, opts)?;
+    reader.seek(SeekFrom::Start(start)).map_err(io)?;
+    parse_reader(&mut reader, source, opts, &survey)
+}
+
+/// Parses LETOR text held in memory.
+pub fn parse_bytes(bytes: &[u8], source: &str, opts: &ReadOptions) -> Result<Dataset, DataError> {
+    let mut surveyor = Surveyor::new(opts);
+    lines_of(bytes, |line| {
+        surveyor.line(line);
+        Ok(())
+    })?;
+    let survey = surveyor.finish(bytes.len() as u64);
+    let mut parser = Parser::new(source, opts, &survey)?;
+    lines_of(bytes, |line| parser.line(line))?;
+    parser.finish()
+}
+
+/// Calls `on_line` with every `\n`-separated piece of `bytes` (as `split` would: the piece
+/// after a final newline is an empty line).
+fn lines_of(bytes: &[u8], mut on_line: impl FnMut(&[u8]) -> Result<(), DataError>) -> Result<(), DataError> {
+    let mut start = 0;
+    for nl in memchr::memchr_iter(b'\n', bytes) {
+        on_line(&bytes[start..nl])?;
+        start = nl + 1;
+    }
+    on_line(&bytes[start..])
+}
+
+fn survey_reader(reader: impl Read, source: &str, opts: &ReadOptions) -> Result<Survey, DataError> {
+    let mut surveyor = Surveyor::new(opts);
+    let (bytes, _) = split_lines(reader, source, None, MAX_LINE_BYTES, |line| {
+        surveyor.line(line);
+        Ok(())
+    })?;
+    Ok(surveyor.finish(bytes))
+}
+
+fn parse_reader(
+    reader: impl Read,
+    source: &str,
+    opts: &ReadOptions,
+    survey: &Survey,
+) -> Result<Loaded, DataError> {
+    let mut parser = Parser::new(source, opts, survey)?;
     let mut hasher = opts.sha256.then(Sha256::new);
+    let (bytes, _) = split_lines(reader, source, hasher.as_mut(), MAX_LINE_BYTES, |line| parser.line(line))?;
+    if bytes != survey.bytes {
+        return Err(parser.changed());
+    }
+    let dataset = parser.finish()?;
+    let sha256 = hasher.map(|h| hex(&h.finalize()));
+    Ok(Loaded { dataset, sha256, bytes })
+}
+
+/// Work done by [`split_lines`], counted so that tests can check it is linear in the input:
+/// bytes examined by the line-end search, and bytes moved within the buffer.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Work {
+    scanned: u64,
+    moved: u64,
+}
+
+/// Reads `reader` in large chunks and calls `on_line` with every line (without its `\n`),
+/// the last one even without a final newline. A line longer than `max_line` bytes is an
+/// error. Returns the byte count and the work done.
+fn split_lines<R: Read>(
+    mut reader: R,
+    source: &str,
+    mut hasher: Option<&mut Sha256>,
+    max_line: usize,
+    mut on_line: impl FnMut(&[u8]) -> Result<(), DataError>,
+) -> Result<(u64, Work), DataError> {
+    const CHUNK: usize = 1 << 20;
     let mut buf: Vec<u8> = Vec::with_capacity(2 * CHUNK);
     let mut bytes = 0u64;
+    let mut lines = 0usize;
+    let mut work = Work::default();
     loop {
         let old = buf.len();
-        buf.resize(old + CHUNK, 0);
+        if old > max_line {
+            return Err(DataError::Parse {
+                file: source.to_owned(),
+                line: lines + 1,
+                token: show_token(&buf),
+                kind: ParseErrorKind::LineTooLong { max: max_line },
+            });
+        }
+        buf.resize(old + CHUNK.min(max_line + 1 - old), 0);
         let n = loop {
             match reader.read(&mut buf[old..]) {
                 Ok(n) => break n,
@@ -110,29 +238,29 @@ pub fn read_from(mut reader: impl Read, source: &str, opts: &ReadOptions) -> Res
         if n == 0 {
             // Last line without a newline.
             if !buf.is_empty() {
-                parser.line(&buf)?;
+                on_line(&buf)?;
             }
             break;
         }
-        if let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') {
-            for line in buf[..last_nl].split(|&b| b == b'\n') {
-                parser.line(line)?;
-            }
-            buf.drain(..=last_nl);
+        // Every byte before `old` is known to hold no newline: search the new bytes only, so
+        // a line spanning many chunks costs one look per byte, not one per chunk.
+        let mut start = 0;
+        let mut from = old;
+        while let Some(p) = memchr::memchr(b'\n', &buf[from..]) {
+            work.scanned += (p + 1) as u64;
+            lines += 1;
+            on_line(&buf[start..from + p])?;
+            start = from + p + 1;
+            from = start;
+        }
+        work.scanned += (buf.len() - from) as u64;
+        if start > 0 {
+            // What is left is shorter than the chunk just read.
+            work.moved += (buf.len() - start) as u64;
+            buf.drain(..start);
         }
     }
-    let dataset = parser.finish()?;
-    let sha256 = hasher.map(|h| hex(&h.finalize()));
-    Ok(Loaded { dataset, sha256, bytes })
-}
-
-/// Parses LETOR text held in memory.
-pub fn parse_bytes(bytes: &[u8], source: &str, opts: &ReadOptions) -> Result<Dataset, DataError> {
-    let mut parser = Parser::new(source, opts);
-    for line in bytes.split(|&b| b == b'\n') {
-        parser.line(line)?;
-    }
-    parser.finish()
+    Ok((bytes, work))
 }
 
 /// Lowercase hex of a digest.
@@ -146,13 +274,134 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// The memory the system reports available for new allocations without swapping
+/// (`MemAvailable` in `/proc/meminfo`), in bytes; `None` where that cannot be read.
+pub fn available_memory() -> Option<u64> {
+    meminfo_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+fn meminfo_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
+    let kb = line.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// What the first pass learns: data rows, the widest index that the second pass could
+/// accept (with where it is), and the byte count.
+#[derive(Debug, Clone, Default)]
+struct Survey {
+    rows: usize,
+    max_index: usize,
+    /// Line and token of `max_index`.
+    at: Option<(usize, String)>,
+    bytes: u64,
+}
+
+/// The first pass. It never fails: every line it cannot make sense of fails the second
+/// pass with the right message. A line's widest index is its last one (indices increase).
+struct Surveyor {
+    /// Indices above this fail the second pass, so they do not widen the matrix.
+    cap: usize,
+    /// Whether the width is declared: then only rows are counted.
+    declared: bool,
+    line_no: usize,
+    survey: Survey,
+}
+
+impl Surveyor {
+    fn new(opts: &ReadOptions) -> Self {
+        Self {
+            cap: opts.n_features.unwrap_or(MAX_UNDECLARED_FEATURES),
+            declared: opts.n_features.is_some(),
+            line_no: 0,
+            survey: Survey::default(),
+        }
+    }
+
+    fn line(&mut self, raw: &[u8]) {
+        self.line_no += 1;
+        let line = line_content(raw, self.line_no == 1);
+        let is_space = |b: &u8| *b == b' ' || *b == b'\t';
+        // A line holds a document when its first token comes before any comment.
+        match line.iter().find(|b| !is_space(b)) {
+            None | Some(b'#') => return,
+            Some(_) => self.survey.rows += 1,
+        }
+        if self.declared {
+            return;
+        }
+        let data = match memchr::memchr(b'#', line) {
+            Some(p) => &line[..p],
+            None => line,
+        };
+        let Some(end) = data.iter().rposition(|b| !is_space(b)) else { return };
+        let start = data[..end].iter().rposition(is_space).map_or(0, |p| p + 1);
+        let last = &data[start..=end];
+        let index = last.iter().position(|&b| b == b':').and_then(|colon| parse_index(&last[..colon]));
+        if let Some(index) = index
+            && index > self.survey.max_index
+            && index <= self.cap
+        {
+            self.survey.max_index = index;
+            self.survey.at = Some((self.line_no, show_token(last)));
+        }
+    }
+
+    fn finish(mut self, bytes: u64) -> Survey {
+        self.survey.bytes = bytes;
+        self.survey
+    }
+}
+
+/// The width of the dense matrix for a surveyed file, after checking that rows x width x 4
+/// bytes is within the limits (see [`ReadOptions::max_dense_bytes`], [`MAX_DENSE_EXPANSION`]).
+fn dense_width(source: &str, survey: &Survey, opts: &ReadOptions) -> Result<usize, DataError> {
+    let width = opts.n_features.unwrap_or(survey.max_index);
+    let bytes = u64::try_from(survey.rows)
+        .ok()
+        .zip(u64::try_from(width).ok())
+        .and_then(|(r, w)| r.checked_mul(w)?.checked_mul(4))
+        .unwrap_or(u64::MAX);
+    let refuse = |limit| DataError::TooLarge {
+        file: source.to_owned(),
+        cause: if opts.n_features.is_some() { None } else { survey.at.clone() },
+        rows: survey.rows,
+        width,
+        bytes,
+        limit,
+    };
+    if opts.n_features.is_none()
+        && bytes > SPARSE_FLOOR_BYTES.max(survey.bytes.saturating_mul(MAX_DENSE_EXPANSION))
+    {
+        return Err(refuse(DenseLimit::Sparse { text_bytes: survey.bytes }));
+    }
+    match opts.max_dense_bytes {
+        Some(max) if bytes > max => return Err(refuse(DenseLimit::Limit { bytes: max })),
+        Some(_) => {}
+        None => {
+            if let Some(available) = available_memory()
+                && bytes > available / 4 * 3
+            {
+                return Err(refuse(DenseLimit::Memory { available }));
+            }
+        }
+    }
+    if usize::try_from(bytes).map_or(true, |b| b > isize::MAX as usize) {
+        return Err(refuse(DenseLimit::Allocation));
+    }
+    Ok(width)
+}
+
+/// The second pass: parses every line into a matrix allocated once, at the surveyed size.
 struct Parser<'a> {
     source: &'a str,
     limit: Option<usize>,
     missing: Option<&'a [u8]>,
     line_no: usize,
-    /// Current row width in `features` (>= every index seen so far).
-    stride: usize,
+    /// Row width in `features`: the declared count, else the surveyed widest index.
+    width: usize,
+    /// Data rows found by the first pass.
+    rows: usize,
     max_index: usize,
     features: Vec<f32>,
     labels: Vec<Grade>,
@@ -162,35 +411,69 @@ struct Parser<'a> {
     any_doc_id: bool,
     /// qid -> line where its query started.
     seen: HashMap<String, usize>,
+    /// Read by the tests, which check that the matrix is allocated once.
+    #[cfg_attr(not(test), allow(dead_code))]
+    stats: MatrixStats,
+}
+
+/// How the feature matrix was allocated while parsing: the number of allocations and
+/// reallocations, and the most elements alive at once (both buffers during a copy).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct MatrixStats {
+    allocations: u32,
+    peak_elems: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn new(source: &'a str, opts: &'a ReadOptions) -> Self {
-        Self {
+    /// Checks the dense size of the surveyed file and allocates its matrix.
+    fn new(source: &'a str, opts: &'a ReadOptions, survey: &Survey) -> Result<Self, DataError> {
+        let width = dense_width(source, survey, opts)?;
+        let elems = survey.rows * width; // no overflow: checked by `dense_width`
+        let mut features: Vec<f32> = Vec::new();
+        features.try_reserve_exact(elems).map_err(|_| DataError::TooLarge {
+            file: source.to_owned(),
+            cause: if opts.n_features.is_some() { None } else { survey.at.clone() },
+            rows: survey.rows,
+            width,
+            bytes: elems as u64 * 4,
+            limit: DenseLimit::Allocation,
+        })?;
+        let stats = MatrixStats { allocations: 1, peak_elems: features.capacity() };
+        Ok(Self {
             source,
             limit: opts.n_features,
             missing: opts.missing_token.as_deref().map(str::as_bytes),
             line_no: 0,
-            stride: opts.n_features.unwrap_or(0),
+            width,
+            rows: survey.rows,
             max_index: 0,
-            features: Vec::new(),
-            labels: Vec::new(),
+            features,
+            labels: Vec::with_capacity(survey.rows),
             offsets: vec![0],
             qids: Vec::new(),
-            doc_ids: Vec::new(),
+            doc_ids: Vec::with_capacity(survey.rows),
             any_doc_id: false,
             seen: HashMap::new(),
-        }
+            stats,
+        })
     }
 
     fn err(&self, kind: ParseErrorKind, token: &[u8]) -> DataError {
         DataError::Parse { file: self.source.to_owned(), line: self.line_no, token: show_token(token), kind }
     }
 
+    /// The input differs from what the first pass read.
+    fn changed(&self) -> DataError {
+        DataError::Changed { file: self.source.to_owned() }
+    }
+
     fn line(&mut self, raw: &[u8]) -> Result<(), DataError> {
         self.line_no += 1;
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let (data, comment) = match line.iter().position(|&b| b == b'#') {
+        let line = line_content(raw, self.line_no == 1);
+        if let Some(p) = memchr::memchr(b'\r', line) {
+            return Err(self.err(ParseErrorKind::CrOnly, &line[p..]));
+        }
+        let (data, comment) = match memchr::memchr(b'#', line) {
             Some(p) => (&line[..p], Some(&line[p + 1..])),
             None => (line, None),
         };
@@ -206,6 +489,9 @@ impl<'a> Parser<'a> {
         if qid.is_empty() {
             return Err(self.err(ParseErrorKind::EmptyQid, qid_tok));
         }
+        if self.labels.len() == self.rows {
+            return Err(self.changed());
+        }
         let same_query = self.qids.last().is_some_and(|q| q.as_bytes() == qid);
         if !same_query {
             let qid_str = std::str::from_utf8(qid).map_err(|_| self.err(ParseErrorKind::Utf8, qid_tok))?;
@@ -219,10 +505,14 @@ impl<'a> Parser<'a> {
             self.qids.push(qid_str.to_owned());
         }
 
-        // The row, written in place at the current stride.
-        let row_start = self.labels.len() * self.stride;
-        self.features.resize(row_start + self.stride, 0.0);
+        // The row, written in place (within the capacity reserved for every row).
+        let row_start = self.features.len();
+        self.features.resize(row_start + self.width, 0.0);
         let mut prev = 0usize;
+        // An index beyond the surveyed width can only be on a line that fails below (its
+        // indices do not increase up to its last one), or in input that changed since the
+        // first pass.
+        let mut beyond = false;
         for tok in tokens {
             let colon =
                 tok.iter().position(|&b| b == b':').ok_or_else(|| self.err(ParseErrorKind::Feature, tok))?;
@@ -244,18 +534,23 @@ impl<'a> Parser<'a> {
                 }
                 v
             };
-            if index > self.stride {
-                if let Some(limit) = self.limit {
-                    return Err(self.err(ParseErrorKind::TooManyFeatures { limit }, tok));
-                }
-                if index > MAX_UNDECLARED_FEATURES {
-                    return Err(self.err(ParseErrorKind::IndexTooLarge { max: MAX_UNDECLARED_FEATURES }, tok));
-                }
-                self.widen(index);
+            if let Some(limit) = self.limit
+                && index > limit
+            {
+                return Err(self.err(ParseErrorKind::TooManyFeatures { limit }, tok));
             }
-            let row_start = self.labels.len() * self.stride;
+            if index > MAX_UNDECLARED_FEATURES && self.limit.is_none() {
+                return Err(self.err(ParseErrorKind::IndexTooLarge { max: MAX_UNDECLARED_FEATURES }, tok));
+            }
+            if index > self.width {
+                beyond = true;
+                continue;
+            }
             self.features[row_start + index - 1] = value;
             self.max_index = self.max_index.max(index);
+        }
+        if beyond {
+            return Err(self.changed());
         }
         self.labels.push(label);
 
@@ -269,36 +564,17 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Re-lays out the rows (including the one being written) at a wider stride.
-    fn widen(&mut self, at_least: usize) {
-        let new_stride = at_least.max(self.stride * 2).max(8);
-        let rows = self.labels.len() + 1;
-        let mut wide = vec![0.0f32; rows * new_stride];
-        for r in 0..rows {
-            let src = &self.features[r * self.stride..(r + 1) * self.stride];
-            wide[r * new_stride..r * new_stride + self.stride].copy_from_slice(src);
-        }
-        self.features = wide;
-        self.stride = new_stride;
-    }
-
     fn finish(mut self) -> Result<Dataset, DataError> {
         if self.labels.is_empty() {
             return Err(DataError::Empty { file: self.source.to_owned() });
         }
-        self.offsets.push(self.labels.len());
-        let width = self.limit.unwrap_or(self.max_index);
-        let n = self.labels.len();
-        self.features.truncate(n * self.stride);
-        if width != self.stride {
-            let mut dense = Vec::with_capacity(n * width);
-            for r in 0..n {
-                dense.extend_from_slice(&self.features[r * self.stride..r * self.stride + width]);
-            }
-            self.features = dense;
+        let undeclared_width_moved = self.limit.is_none() && self.max_index != self.width;
+        if self.labels.len() != self.rows || undeclared_width_moved {
+            return Err(self.changed());
         }
+        self.offsets.push(self.labels.len());
         let doc_ids = self.any_doc_id.then_some(self.doc_ids);
-        Dataset::from_parts(width, self.features, self.labels, self.offsets, self.qids, doc_ids)
+        Dataset::from_parts(self.width, self.features, self.labels, self.offsets, self.qids, doc_ids)
             .map_err(|e| DataError::Invalid { file: self.source.to_owned(), source: e })
     }
 }
@@ -456,6 +732,26 @@ fn slow_f32(tok: &[u8]) -> Option<f32> {
 mod tests {
     use super::*;
 
+    /// `parse_bytes`, also returning how the feature matrix was allocated.
+    fn parse_with_stats(bytes: &[u8], opts: &ReadOptions) -> (Result<Dataset, DataError>, MatrixStats) {
+        let mut surveyor = Surveyor::new(opts);
+        for line in bytes.split(|&b| b == b'\n') {
+            surveyor.line(line);
+        }
+        let survey = surveyor.finish(bytes.len() as u64);
+        let mut parser = match Parser::new("t.txt", opts, &survey) {
+            Ok(p) => p,
+            Err(e) => return (Err(e), MatrixStats::default()),
+        };
+        for line in bytes.split(|&b| b == b'\n') {
+            if let Err(e) = parser.line(line) {
+                return (Err(e), parser.stats);
+            }
+        }
+        let stats = parser.stats;
+        (parser.finish(), stats)
+    }
+
     fn parse(text: &str) -> Result<Dataset, DataError> {
         parse_bytes(text.as_bytes(), "t.txt", &ReadOptions::default())
     }
@@ -532,6 +828,133 @@ mod tests {
     }
 
     #[test]
+    fn dense_matrix_is_allocated_once_at_its_final_size() {
+        // The width grows along the file (3, then 40, then 700): the matrix must still be
+        // allocated once, at rows x final width, with no copy alive beside it.
+        let mut text = String::new();
+        for q in 0..300 {
+            let top = match q {
+                0..100 => 3,
+                100..200 => 40,
+                _ => 700,
+            };
+            text += &format!("{} qid:{q} 1:0.5 {top}:1\n", q % 3);
+        }
+        for opts in [ReadOptions::default(), ReadOptions { n_features: Some(700), ..Default::default() }] {
+            let (d, stats) = parse_with_stats(text.as_bytes(), &opts);
+            let d = d.unwrap();
+            assert_eq!((d.n_docs(), d.n_features()), (300, 700));
+            assert_eq!(stats, MatrixStats { allocations: 1, peak_elems: 300 * 700 }, "{opts:?}");
+        }
+    }
+
+    #[test]
+    fn dense_matrix_beyond_the_memory_limit_is_refused_before_allocating() {
+        // Tiny sparse text, a huge dense matrix: 2,000 rows x 65,536 features x 4 bytes.
+        let text: String = (0..2000).map(|q| format!("0 qid:{q} 65536:1\n")).collect();
+        let opts = ReadOptions { max_dense_bytes: Some(64 << 20), ..Default::default() };
+        let (r, stats) = parse_with_stats(text.as_bytes(), &opts);
+        let e = r.unwrap_err().to_string();
+        for part in ["t.txt:1:", "`65536:1`", "2000 rows x 65536 features x 4 bytes", "sparse"] {
+            assert!(e.contains(part), "{part:?} not in {e}");
+        }
+        assert_eq!(stats.peak_elems, 0, "allocated before refusing");
+        // Without an explicit limit the same file is refused as well: its dense matrix would
+        // be thousands of times its text (whatever memory the machine has).
+        let e = parse_with_stats(text.as_bytes(), &ReadOptions::default()).0.unwrap_err().to_string();
+        assert!(e.contains("`65536:1`") && e.contains("sparse"), "{e}");
+        // The same rows at a declared width that fits are fine.
+        let narrow: String = (0..2000).map(|q| format!("0 qid:{q} 6:1\n")).collect();
+        assert!(parse_with_stats(narrow.as_bytes(), &opts).0.is_ok());
+        // A declared feature count that cannot fit is refused before anything is allocated.
+        let huge = ReadOptions { n_features: Some(1 << 28), ..opts };
+        let (r, stats) = parse_with_stats(b"0 qid:1 1:1\n", &huge);
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("declared feature count"), "{e}");
+        assert_eq!(stats.peak_elems, 0);
+    }
+
+    #[test]
+    fn sparse_lines_with_the_largest_accepted_index_do_not_allocate_gigabytes() {
+        // 20,000 lines of `0 qid:N 65536:1` (380 KB) asked for 8 GiB; whatever the machine
+        // has, a dense matrix 15,000 times the text is refused.
+        let text: String = (0..20_000).map(|q| format!("0 qid:{q} 65536:1\n")).collect();
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(e.contains("20000 rows x 65536 features x 4 bytes = 4.9 GiB"), "{e}");
+        assert!(e.contains("64 times the 379.8 KiB of text"), "{e}");
+    }
+
+    #[test]
+    fn available_memory_comes_from_meminfo() {
+        let text = "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   21000000 kB\n";
+        assert_eq!(meminfo_available(text), Some(21_000_000 * 1024));
+        assert_eq!(meminfo_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(meminfo_available("MemAvailable: lots\n"), None);
+    }
+
+    #[test]
+    fn input_changed_between_the_passes_is_an_error() {
+        // A reader whose second pass sees other bytes than its first.
+        struct Flip {
+            first: std::io::Cursor<Vec<u8>>,
+            second: std::io::Cursor<Vec<u8>>,
+            passes: u32,
+        }
+        impl Read for Flip {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                if self.passes == 0 { self.first.read(buf) } else { self.second.read(buf) }
+            }
+        }
+        impl Seek for Flip {
+            fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+                if pos == SeekFrom::Current(0) {
+                    return Ok(0);
+                }
+                self.passes += 1;
+                self.second.seek(pos)
+            }
+        }
+        for (a, b) in [
+            ("0 qid:1 1:1\n", "0 qid:1 1:1 2:1\n"),
+            ("0 qid:1 1:1\n", "0 qid:1 1:1\n0 qid:1 1:1\n"),
+            ("0 qid:1 1:1 3:1\n", "0 qid:1 1:1 2:1\n"),
+        ] {
+            let flip = Flip {
+                first: std::io::Cursor::new(a.as_bytes().to_vec()),
+                second: std::io::Cursor::new(b.as_bytes().to_vec()),
+                passes: 0,
+            };
+            let e = read_from(flip, "t", &ReadOptions::default()).unwrap_err();
+            assert!(matches!(e, DataError::Changed { .. }), "{a:?} -> {b:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn cr_only_line_endings_are_refused_by_name() {
+        // Classic Mac OS line ends: read as one line, the first comment swallowed the rest of
+        // the file and it became one document.
+        let text = "2 qid:1 1:0.5 #docid = a\r0 qid:1 1:0.25 #docid = b\r1 qid:2 1:1 #docid = c\r";
+        let e = err_of(text);
+        assert!(e.starts_with("t.txt:1:") && e.contains("CR-only line endings"), "{e}");
+        let e = read_from(std::io::Cursor::new(text), "t.txt", &ReadOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("CR-only line endings"), "{e}");
+        // CRLF stays fine.
+        assert_eq!(parse(&text.replace('\r', "\r\n")).unwrap().n_docs(), 3);
+    }
+
+    #[test]
+    fn utf8_byte_order_mark_is_accepted_at_the_start() {
+        let text = "\u{feff}2 qid:1 1:0.5\r\n0 qid:1 1:0.25\r\n";
+        let d = parse(text).unwrap();
+        assert_eq!((d.labels(), d.n_features()), (&[2u8, 0][..], 1));
+        let loaded = read_from(std::io::Cursor::new(text), "t", &ReadOptions::default()).unwrap();
+        assert_eq!(loaded.dataset, d);
+        // Anywhere else it is not a label.
+        let e = err_of("2 qid:1 1:0.5\n\u{feff}0 qid:1 1:0.25\n");
+        assert!(e.starts_with("t.txt:2:") && e.contains("label"), "{e}");
+    }
+
+    #[test]
     fn missing_token_reads_as_zero_only_when_declared() {
         assert!(parse("0 qid:1 1:NULL 2:1\n").is_err());
         let opts = ReadOptions { missing_token: Some("NULL".into()), ..Default::default() };
@@ -600,10 +1023,45 @@ mod tests {
     }
 
     #[test]
+    fn a_long_line_is_split_in_linear_time() {
+        // One 50 MB line spanning many read chunks, then a short one: every byte must be
+        // looked at a bounded number of times, not once per chunk read after it.
+        let mut text = b"0 qid:1 1:1 #docid = x ".to_vec();
+        text.resize(50 << 20, b'a');
+        text.extend_from_slice(b"\n1 qid:1 1:2\n");
+        let mut lines = Vec::new();
+        let (bytes, work) = split_lines(std::io::Cursor::new(&text), "long", None, MAX_LINE_BYTES, |l| {
+            lines.push(l.len());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(bytes, text.len() as u64);
+        assert_eq!(lines, vec![50 << 20, 11]);
+        let len = text.len() as u64;
+        assert!(work.scanned <= len + 1 && work.moved <= len, "{work:?} for {len} bytes");
+        let loaded = read_from(std::io::Cursor::new(&text), "long", &ReadOptions::default()).unwrap();
+        assert_eq!(loaded.dataset.n_docs(), 2);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_refused_before_it_is_held() {
+        let mut text = b"0 qid:1 1:1 #".to_vec();
+        text.resize(5000, b'a');
+        text.extend_from_slice(b"\n1 qid:1 1:2\n");
+        let e = split_lines(std::io::Cursor::new(&text), "t.txt", None, 1000, |_| Ok(())).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("t.txt:1:") && e.contains("longer than 1000 bytes"), "{e}");
+        let e = split_lines(std::io::Cursor::new(&text), "t.txt", None, 4000, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("longer than 4000 bytes"), "{e}");
+        assert!(split_lines(std::io::Cursor::new(&text), "t.txt", None, 5000, |_| Ok(())).is_ok());
+    }
+
+    #[test]
     fn last_line_without_newline_and_chunked_reader() {
         let text = "1 qid:1 1:1\n0 qid:1 1:2";
         let loaded =
-            read_from(text.as_bytes(), "t", &ReadOptions { sha256: true, ..Default::default() }).unwrap();
+            read_from(std::io::Cursor::new(text), "t", &ReadOptions { sha256: true, ..Default::default() })
+                .unwrap();
         assert_eq!(loaded.dataset.n_docs(), 2);
         assert_eq!(loaded.bytes, text.len() as u64);
         assert_eq!(loaded.sha256.unwrap(), hex(&Sha256::digest(text.as_bytes())));

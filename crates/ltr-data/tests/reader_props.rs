@@ -39,9 +39,14 @@ proptest! {
 
     #[test]
     fn letor_alphabet_never_panics(bytes in letor_ish(), limit in prop::option::of(0usize..5)) {
-        let opts = ReadOptions { n_features: limit, missing_token: Some("NULL".into()), sha256: true };
+        let opts = ReadOptions {
+            n_features: limit,
+            missing_token: Some("NULL".into()),
+            sha256: true,
+            ..ReadOptions::default()
+        };
         let _ = parse_bytes(&bytes, "fuzz", &opts);
-        let _ = read_from(&bytes[..], "fuzz", &opts);
+        let _ = read_from(std::io::Cursor::new(&bytes), "fuzz", &opts);
     }
 
     #[test]

@@ -13,9 +13,9 @@ use ltr_data::manifest::{Archive, Variant};
 
 use crate::cache::{DOWNLOADS_DIR, FileStatus, create_dir_all, remove_quietly, sha256_file};
 use crate::error::FetchError;
-use crate::extract::{extract, safe_relative};
+use crate::extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
 use crate::fetcher::{FetchReport, Fetcher, Session};
-use crate::http::{DlError, authority};
+use crate::http::{self, DlError, authority};
 
 /// An archive extracted for this fetch call.
 pub(crate) struct Extracted {
@@ -171,7 +171,8 @@ impl Fetcher {
             url
         };
         let dir = self.cache.staging()?;
-        match extract(&dest, archive.format, dir.path(), &*self.progress) {
+        let max_entry = archive.max_entry_bytes.unwrap_or(DEFAULT_MAX_ENTRY_BYTES);
+        match extract_limited(&dest, archive.format, dir.path(), max_entry, &*self.progress) {
             Ok(files) => Ok(Extracted { dir, files, source, download_rel: rel }),
             Err(e) => {
                 if archive.sha256.is_none() {
@@ -215,15 +216,35 @@ impl Fetcher {
                 continue;
             }
             log::info!("downloading {label} from {url}");
-            if let Err(e) = self.http.get(url, &part, label) {
-                log::warn!("{url}: {}", e.reason());
-                failures.push(format!("{url}: {}", e.reason()));
-                if let (DlError::Unreachable(why), Some(h)) = (&e, host) {
-                    session.unreachable.insert(h, why.clone());
+            let mut resumed = http::file_len(&part) > 0;
+            let actual = loop {
+                if let Err(e) = self.http.get(url, &part, label) {
+                    break Err(e);
                 }
-                continue;
-            }
-            let (actual, _) = sha256_file(&part)?;
+                let (actual, _) = sha256_file(&part)?;
+                match expected {
+                    Some(expected) if expected != actual && resumed => {
+                        // The bytes of an earlier run may be of another version of the file.
+                        log::warn!(
+                            "{url}: the resumed download of {label} is not right; downloading it again"
+                        );
+                        remove_quietly(&part);
+                        resumed = false;
+                    }
+                    _ => break Ok(actual),
+                }
+            };
+            let actual = match actual {
+                Ok(a) => a,
+                Err(e) => {
+                    log::warn!("{url}: {}", e.reason());
+                    failures.push(format!("{url}: {}", e.reason()));
+                    if let (DlError::Unreachable(why), Some(h)) = (&e, host) {
+                        session.unreachable.insert(h, why.clone());
+                    }
+                    continue;
+                }
+            };
             if let Some(expected) = expected
                 && expected != actual
             {

@@ -4,15 +4,18 @@
 //!
 //! Besides the data files, the cache root holds:
 //!
-//! * `stamps.json`: for every verified file (relative path), its size, modification time
-//!   and sha256. A file whose size and mtime still match its stamp (and whose stamped hash
-//!   is the one expected) is known good without being read again; a file whose size or
-//!   mtime changed is re-hashed.
+//! * `stamps.json`: for every verified file (relative path), its size, modification time,
+//!   sha256 and when it was hashed. A file whose size and mtime still match its stamp (and
+//!   whose stamped hash is the one expected) is known good without being read again, until
+//!   the stamp is older than the recheck age ([`DataCache::with_rehash_after`]: bit rot or
+//!   an edit that kept size and mtime is caught then); a file whose size or mtime changed
+//!   is re-hashed. [`DataCache::verify_all`] re-hashes everything.
 //! * `recorded-sha256.json`: hashes recorded on first success for files the manifests have
 //!   no hash for (LETOR 3.0 Gov, MQ2007, MSLR-WEB). Once recorded, such a hash is used for
 //!   verification exactly like a manifest hash.
 //! * `.downloads/`: official archives (and their resumable `.part` files).
-//! * `.staging/`: short-lived extraction and copy folders (removed when done).
+//! * `.staging/`: short-lived extraction and copy folders (removed when done; the folders
+//!   of killed processes, named with their process id, are removed by the next fetch).
 //!
 //! Both JSON files are rewritten atomically (temporary file + rename), and data files only
 //! ever appear by an atomic rename of a complete, checked file, so several processes may
@@ -20,7 +23,7 @@
 //! missing or unreadable JSON file only costs re-hashing (stamps) or a fresh download
 //! (records).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -30,7 +33,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use ltr_data::manifest::Variant;
+use ltr_data::manifest::{Manifest, Variant};
 use ltr_data::reader::hex;
 
 use crate::error::FetchError;
@@ -44,12 +47,22 @@ pub const DOWNLOADS_DIR: &str = ".downloads";
 /// Folder (in the cache root) of temporary extraction and copy folders.
 pub const STAGING_DIR: &str = ".staging";
 const STAGING_PREFIX: &str = "fetch-";
+/// Folder (in [`DOWNLOADS_DIR`]) of partial downloads from URL mirrors.
+const MIRROR_PARTS_DIR: &str = "mirror";
 const STALE_STAGING: Duration = Duration::from_secs(24 * 3600);
+
+/// How long a verified file is trusted on its stamp alone by default.
+pub const DEFAULT_REHASH_AFTER: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// A cache rooted at a folder.
 #[derive(Debug, Clone)]
 pub struct DataCache {
     root: PathBuf,
+    /// Stamps made longer ago than this are not trusted: the file is hashed again.
+    rehash_after: Duration,
+    /// When this handle was made (ms since the epoch): stamps made since are trusted
+    /// whatever `rehash_after` says, so a file is hashed at most once per handle.
+    opened_ms: u64,
 }
 
 /// What the cache knows about one file.
@@ -80,12 +93,43 @@ pub enum FileStatus {
     },
 }
 
+/// What [`DataCache::verify_all`] found for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Path relative to the cache root.
+    pub rel: String,
+    /// What was found.
+    pub check: Check,
+}
+
+/// The state of one file of the cache after hashing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// Its content matches the known hash.
+    Ok,
+    /// Its content does not match the known hash.
+    Mismatch {
+        /// The known hash (manifest or recorded).
+        expected: String,
+        /// The hash of the file.
+        actual: String,
+    },
+    /// No hash is known for it (neither a manifest nor the local record has one).
+    Unknown,
+    /// The cache's records name it, but it is gone.
+    Missing,
+}
+
 /// One stamp: what a verified file looked like when it was last hashed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Stamp {
     size: u64,
     mtime_ns: u64,
     sha256: String,
+    /// When it was hashed (ms since the epoch); 0 in stamps written before this was kept,
+    /// which are therefore hashed again.
+    #[serde(default)]
+    verified_ms: u64,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -101,9 +145,23 @@ struct Recorded {
 }
 
 impl DataCache {
-    /// A cache at `root` (created on first write).
+    /// A cache at `root` (created on first write), trusting stamps for
+    /// [`DEFAULT_REHASH_AFTER`].
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self { root: root.into(), rehash_after: DEFAULT_REHASH_AFTER, opened_ms: now_ms() }
+    }
+
+    /// The same cache, hashing again files last hashed longer ago than `age` before they
+    /// are used (zero: every file, once per handle). See [`crate::FetchOptions::rehash_after`].
+    pub fn with_rehash_after(mut self, age: Duration) -> Self {
+        self.rehash_after = age;
+        self
+    }
+
+    /// Whether a stamp made at `verified_ms` may stand for hashing the file again.
+    fn fresh(&self, verified_ms: u64) -> bool {
+        let age = u128::from(now_ms().saturating_sub(verified_ms));
+        verified_ms >= self.opened_ms || age < self.rehash_after.as_millis()
     }
 
     /// The root folder.
@@ -121,37 +179,68 @@ impl DataCache {
         self.root.join(DOWNLOADS_DIR)
     }
 
+    /// The partial file of a download from a URL mirror: in the cache, so that a killed run's
+    /// bytes are resumed by the next one; named by a hash of the address (two mirrors never
+    /// share one) and the file name.
+    pub fn mirror_part(&self, url: &str) -> PathBuf {
+        let id = hex(&Sha256::digest(url.as_bytes()));
+        let name = url.rsplit('/').next().filter(|n| safe_name(n)).unwrap_or("file");
+        self.downloads_dir().join(MIRROR_PARTS_DIR).join(format!("{}-{name}.part", &id[..16]))
+    }
+
     /// The folder of temporary staging folders.
     pub fn staging_dir(&self) -> PathBuf {
         self.root.join(STAGING_DIR)
     }
 
     /// A fresh temporary folder in [`Self::staging_dir`] (same file system as the cache, so
-    /// installing from it is an atomic rename); deleted when dropped.
+    /// installing from it is an atomic rename); deleted when dropped. Its name carries this
+    /// process's id, so that a later run can tell a killed process's folder from a live one.
     pub(crate) fn staging(&self) -> Result<tempfile::TempDir, FetchError> {
         let parent = self.staging_dir();
         create_dir_all(&parent)?;
         tempfile::Builder::new()
-            .prefix(STAGING_PREFIX)
+            .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
             .tempdir_in(&parent)
             .map_err(|source| FetchError::Io { path: parent, source })
     }
 
-    /// Deletes staging folders left by runs that were killed (older than a day; younger ones
-    /// may belong to a process still at work).
+    /// Deletes what killed processes left: staging folders (`fetch-<pid>-*`) and temporary
+    /// record files (`.<name>.<pid>.<n>.tmp`) whose process is gone (`/proc/<pid>`), and
+    /// staging folders without a process id that are older than a day.
     pub(crate) fn sweep_staging(&self) {
-        let Ok(entries) = std::fs::read_dir(self.staging_dir()) else { return };
-        for e in entries.flatten() {
-            let stale = e
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age > STALE_STAGING);
-            if stale && e.file_name().to_string_lossy().starts_with(STAGING_PREFIX) {
-                log::debug!("removing the stale staging folder {}", e.path().display());
-                if let Err(err) = std::fs::remove_dir_all(e.path()) {
-                    log::warn!("cannot remove {}: {err}", e.path().display());
+        if let Ok(entries) = std::fs::read_dir(self.staging_dir()) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let Some(rest) = name.strip_prefix(STAGING_PREFIX) else { continue };
+                let stale = match rest.split_once('-').and_then(|(pid, _)| pid.parse::<u32>().ok()) {
+                    Some(pid) => process_gone(pid),
+                    None => e
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age > STALE_STAGING),
+                };
+                if stale {
+                    log::debug!("removing the stale staging folder {}", e.path().display());
+                    if let Err(err) = std::fs::remove_dir_all(e.path()) {
+                        log::warn!("cannot remove {}: {err}", e.path().display());
+                    }
+                }
+            }
+        }
+        if let Ok(entries) = std::fs::read_dir(&self.root) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let pid = name
+                    .strip_prefix('.')
+                    .and_then(|n| n.strip_suffix(".tmp"))
+                    .and_then(|n| n.rsplit('.').nth(1))
+                    .and_then(|pid| pid.parse::<u32>().ok());
+                if pid.is_some_and(process_gone) {
+                    log::debug!("removing the stale temporary file {}", e.path().display());
+                    remove_quietly(&e.path());
                 }
             }
         }
@@ -210,10 +299,11 @@ impl DataCache {
             && stamp.size == size
             && stamp.mtime_ns == mtime
             && stamp.sha256 == expected
+            && self.fresh(stamp.verified_ms)
         {
             return Ok(FileStatus::Verified { path, rehashed: false });
         }
-        log::debug!("hashing {} (no valid stamp)", path.display());
+        log::debug!("hashing {} (no valid or recent stamp)", path.display());
         let (actual, _) = sha256_file(&path)?;
         if actual == expected {
             // Re-read the metadata: the stamp describes what was hashed.
@@ -232,6 +322,104 @@ impl DataCache {
             }
             Ok(FileStatus::Mismatch { path, expected: expected.to_owned(), actual })
         }
+    }
+
+    /// Hashes every file of the cache against the hashes `manifests` publish (archives in
+    /// `.downloads` included) or the local record, and reports each, sorted by path: ok,
+    /// mismatch, unknown (no hash known), or missing (stamped or recorded, but gone).
+    /// Stamps are renewed for good files and dropped for damaged or missing ones, so the
+    /// next use of a damaged file hashes it and refuses it. Nothing else is changed.
+    pub fn verify_all(&self, manifests: &[Manifest]) -> Result<Vec<Finding>, FetchError> {
+        let recorded = self.load_recorded().files;
+        let mut known = recorded.clone();
+        for m in manifests {
+            for a in &m.archives {
+                if let Some(h) = &a.sha256 {
+                    known.insert(format!("{DOWNLOADS_DIR}/{}", a.name), h.clone());
+                }
+            }
+            for v in m.datasets.iter().flat_map(|d| &d.variants) {
+                for (f, h) in &v.sha256 {
+                    known.insert(v.rel_path(f), h.clone());
+                }
+            }
+        }
+        let mut present = Vec::new();
+        self.walk(&self.root, &mut present)?;
+        let mut stamps = self.load_stamps();
+        let mut out = Vec::with_capacity(present.len());
+        for rel in &present {
+            let check = match known.get(rel) {
+                None => Check::Unknown,
+                Some(expected) => {
+                    let path = self.path(rel);
+                    log::debug!("hashing {}", path.display());
+                    let (actual, _) = sha256_file(&path)?;
+                    if &actual == expected {
+                        match stamp_of(&path, &actual) {
+                            Some(stamp) => stamps.files.insert(rel.clone(), stamp),
+                            None => stamps.files.remove(rel),
+                        };
+                        Check::Ok
+                    } else {
+                        stamps.files.remove(rel);
+                        Check::Mismatch { expected: expected.clone(), actual }
+                    }
+                }
+            };
+            out.push(Finding { rel: rel.clone(), check });
+        }
+        let gone: BTreeSet<String> = stamps
+            .files
+            .keys()
+            .chain(recorded.keys())
+            .filter(|rel| present.binary_search(rel).is_err())
+            .cloned()
+            .collect();
+        for rel in gone {
+            stamps.files.remove(&rel);
+            out.push(Finding { rel, check: Check::Missing });
+        }
+        self.save_stamps(&stamps)?;
+        out.sort_by(|a, b| a.rel.cmp(&b.rel));
+        Ok(out)
+    }
+
+    /// Every file under `dir` (relative to the root, `/`-separated, sorted), leaving out the
+    /// cache's own records, staging folders and partial downloads. Links to files count as
+    /// files; links to folders are not followed.
+    fn walk(&self, dir: &Path, out: &mut Vec<String>) -> Result<(), FetchError> {
+        let io = |source| FetchError::Io { path: dir.to_owned(), source };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir == self.root => return Ok(()),
+            Err(e) => return Err(io(e)),
+        };
+        let mut found = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io)?;
+            let path = entry.path();
+            let Ok(rel) = path.strip_prefix(&self.root) else { continue };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            let kind = entry.file_type().map_err(io)?;
+            if kind.is_dir() {
+                if rel != STAGING_DIR {
+                    self.walk(&path, out)?;
+                }
+                continue;
+            }
+            let is_file = kind.is_file() || (kind.is_symlink() && path.is_file());
+            let bookkeeping = rel == STAMPS_FILE
+                || rel == RECORDED_FILE
+                || (!rel.contains('/') && rel.starts_with('.') && rel.ends_with(".tmp"))
+                || (rel.starts_with(&format!("{DOWNLOADS_DIR}/")) && rel.ends_with(".part"));
+            if is_file && !bookkeeping {
+                found.push(rel);
+            }
+        }
+        out.extend(found);
+        out.sort();
+        Ok(())
     }
 
     /// Deletes a cached file (relative to the root) and its stamp. A missing file is fine.
@@ -360,6 +548,22 @@ impl DataCache {
     }
 }
 
+/// Whether process `pid` is known to have ended: `/proc` is there but `/proc/<pid>` is not.
+/// Where `/proc` is missing nothing is known, and nothing is removed on that ground.
+fn process_gone(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    proc.join("self").exists() && !proc.join(pid.to_string()).exists()
+}
+
+/// A file name that is safe to use as is: not empty, no separator, no `..`, short.
+fn safe_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 100
+        && n != "."
+        && n != ".."
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 /// The modification time in nanoseconds since the epoch, if the platform has one.
 fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
     let d = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
@@ -368,7 +572,19 @@ fn mtime_ns(meta: &std::fs::Metadata) -> Option<u64> {
 
 fn stamp_of(path: &Path, sha256: &str) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
-    Some(Stamp { size: meta.len(), mtime_ns: mtime_ns(&meta)?, sha256: sha256.to_owned() })
+    Some(Stamp {
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta)?,
+        sha256: sha256.to_owned(),
+        verified_ms: now_ms(),
+    })
+}
+
+/// Milliseconds since the epoch (0 if the clock is before it).
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The lowercase hex sha256 and the size of a file.

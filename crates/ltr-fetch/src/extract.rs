@@ -3,7 +3,9 @@
 //! Every entry name is checked before anything is written: absolute names, `..`
 //! components, drive prefixes (`C:`) and NUL bytes are refused, so nothing can land outside
 //! the destination folder. Only regular files and folders are extracted; links, devices and
-//! other special entries are skipped (logged at debug level).
+//! other special entries are skipped (logged at debug level). Every entry is held to a size
+//! limit ([`extract_limited`]; the manifest's `max_entry_bytes`, else
+//! [`DEFAULT_MAX_ENTRY_BYTES`]) while it is written, before any hash is checked.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -31,17 +33,35 @@ pub fn extract(
     dest: &Path,
     progress: &dyn Progress,
 ) -> Result<Vec<PathBuf>, FetchError> {
+    extract_limited(archive, format, dest, DEFAULT_MAX_ENTRY_BYTES, progress)
+}
+
+/// The largest entry [`extract`] writes when the manifest sets no limit: above every real
+/// LETOR and MSLR file (MSLR-WEB30K's largest training file is about 2.3 GB).
+pub const DEFAULT_MAX_ENTRY_BYTES: u64 = 4 << 30;
+
+/// [`extract`], refusing ([`FetchError::Archive`]) any entry larger than `max_entry_bytes`
+/// while it is being written, so a damaged or hostile archive cannot fill the disk before
+/// its files' hashes are checked.
+pub fn extract_limited(
+    archive: &Path,
+    format: ArchiveFormat,
+    dest: &Path,
+    max_entry_bytes: u64,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, FetchError> {
     create_dir_all(dest)?;
     let label = format!(
         "extract {}",
         archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     );
     progress.begin(&label, None);
+    let limit = Limit { archive, max: max_entry_bytes };
     let out = match format {
-        ArchiveFormat::Zip => extract_zip(archive, dest, progress),
-        ArchiveFormat::TarGz => extract_tar_gz(archive, dest, progress),
-        ArchiveFormat::Gz => extract_gz(archive, dest, progress),
-        ArchiveFormat::Rar => extract_rar(archive, dest),
+        ArchiveFormat::Zip => extract_zip(archive, dest, limit, progress),
+        ArchiveFormat::TarGz => extract_tar_gz(archive, dest, limit, progress),
+        ArchiveFormat::Gz => extract_gz(archive, dest, limit, progress),
+        ArchiveFormat::Rar => extract_rar(archive, dest, limit),
     };
     progress.end();
     out
@@ -76,13 +96,41 @@ fn entry_path(archive: &Path, name: &str) -> Result<Option<PathBuf>, FetchError>
     safe_relative(name).map_err(|why| archive_err(archive, format!("entry `{name}` {why}")))
 }
 
-/// Copies a reader into a new file, reporting bytes.
-fn write_file(mut reader: impl Read, path: &Path, progress: &dyn Progress) -> Result<u64, FetchError> {
+/// The size limit per entry of one archive.
+#[derive(Clone, Copy)]
+struct Limit<'a> {
+    archive: &'a Path,
+    max: u64,
+}
+
+impl Limit<'_> {
+    /// Refuses an entry that says (in its header) or turns out to be larger than the limit.
+    fn check(&self, name: &str, size: u64) -> Result<(), FetchError> {
+        if size > self.max {
+            return Err(archive_err(
+                self.archive,
+                format!("entry `{name}` is larger than the limit of {} bytes per file", self.max),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Copies a reader into a new file, reporting bytes. An entry that grows beyond the limit is
+/// refused as soon as it does (headers can lie about sizes), and its file removed.
+fn write_file(
+    reader: impl Read,
+    path: &Path,
+    name: &str,
+    limit: Limit<'_>,
+    progress: &dyn Progress,
+) -> Result<u64, FetchError> {
     let io = |source| FetchError::Io { path: path.to_owned(), source };
     if let Some(parent) = path.parent() {
         create_dir_all(parent)?;
     }
     let mut out = BufWriter::new(File::create(path).map_err(io)?);
+    let mut reader = reader.take(limit.max.saturating_add(1));
     let mut buf = vec![0u8; 1 << 16];
     let mut total = 0u64;
     loop {
@@ -92,8 +140,13 @@ fn write_file(mut reader: impl Read, path: &Path, progress: &dyn Progress) -> Re
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(io(e)),
         };
-        out.write_all(&buf[..n]).map_err(io)?;
         total += n as u64;
+        if let Err(e) = limit.check(name, total) {
+            drop(out);
+            crate::cache::remove_quietly(path);
+            return Err(e);
+        }
+        out.write_all(&buf[..n]).map_err(io)?;
         progress.advance(n as u64);
     }
     out.flush().map_err(io)?;
@@ -116,7 +169,12 @@ fn reading(archive: &Path, e: FetchError) -> FetchError {
     }
 }
 
-fn extract_zip(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, FetchError> {
+fn extract_zip(
+    archive: &Path,
+    dest: &Path,
+    limit: Limit<'_>,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, FetchError> {
     let mut zip = zip::ZipArchive::new(open(archive)?).map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
     for i in 0..zip.len() {
@@ -141,13 +199,19 @@ fn extract_zip(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<V
         if entry.encrypted() {
             return Err(archive_err(archive, format!("entry `{name}` is encrypted")));
         }
-        write_file(entry, &dest.join(&rel), progress).map_err(|e| reading(archive, e))?;
+        limit.check(&name, entry.size())?;
+        write_file(entry, &dest.join(&rel), &name, limit, progress).map_err(|e| reading(archive, e))?;
         files.push(rel);
     }
     Ok(files)
 }
 
-fn extract_tar_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, FetchError> {
+fn extract_tar_gz(
+    archive: &Path,
+    dest: &Path,
+    limit: Limit<'_>,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, FetchError> {
     let mut tar = tar::Archive::new(MultiGzDecoder::new(open(archive)?));
     let entries = tar.entries().map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
@@ -161,7 +225,8 @@ fn extract_tar_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Resul
         if kind.is_dir() {
             create_dir_all(&dest.join(&rel))?;
         } else if kind.is_file() || kind.is_contiguous() {
-            write_file(entry, &dest.join(&rel), progress).map_err(|e| reading(archive, e))?;
+            limit.check(&name, entry.size())?;
+            write_file(entry, &dest.join(&rel), &name, limit, progress).map_err(|e| reading(archive, e))?;
             files.push(rel);
         } else {
             log::debug!("{}: skipping special entry `{name}`", archive.display());
@@ -170,7 +235,12 @@ fn extract_tar_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Resul
     Ok(files)
 }
 
-fn extract_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Vec<PathBuf>, FetchError> {
+fn extract_gz(
+    archive: &Path,
+    dest: &Path,
+    limit: Limit<'_>,
+    progress: &dyn Progress,
+) -> Result<Vec<PathBuf>, FetchError> {
     let name = archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = match name.len().checked_sub(3) {
         Some(cut) if name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".gz") => {
@@ -181,12 +251,12 @@ fn extract_gz(archive: &Path, dest: &Path, progress: &dyn Progress) -> Result<Ve
     let Some(rel) = entry_path(archive, &stem)? else {
         return Err(archive_err(archive, "cannot derive the name of its file"));
     };
-    write_file(MultiGzDecoder::new(open(archive)?), &dest.join(&rel), progress)
+    write_file(MultiGzDecoder::new(open(archive)?), &dest.join(&rel), &stem, limit, progress)
         .map_err(|e| reading(archive, e))?;
     Ok(vec![rel])
 }
 
-fn extract_rar(archive: &Path, dest: &Path) -> Result<Vec<PathBuf>, FetchError> {
+fn extract_rar(archive: &Path, dest: &Path, limit: Limit<'_>) -> Result<Vec<PathBuf>, FetchError> {
     let rar_err = |e: unrar::error::UnrarError| archive_err(archive, e);
     let mut open = unrar::Archive::new(archive).open_for_processing().map_err(rar_err)?;
     let mut files = Vec::new();
@@ -199,12 +269,21 @@ fn extract_rar(archive: &Path, dest: &Path) -> Result<Vec<PathBuf>, FetchError> 
         }
         open = match rel {
             Some(rel) if entry.is_file() => {
+                // The library writes the entry itself: its declared size is checked before,
+                // the size written after.
+                limit.check(&name, entry.unpacked_size)?;
                 let target = dest.join(&rel);
                 if let Some(parent) = target.parent() {
                     create_dir_all(parent)?;
                 }
                 files.push(rel);
-                header.extract_to(&target).map_err(rar_err)?
+                let next = header.extract_to(&target).map_err(rar_err)?;
+                let written = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
+                if let Err(e) = limit.check(&name, written) {
+                    crate::cache::remove_quietly(&target);
+                    return Err(e);
+                }
+                next
             }
             Some(rel) if entry.is_directory() => {
                 create_dir_all(&dest.join(&rel))?;
@@ -369,6 +448,47 @@ mod tests {
         let e = extract(&a, ArchiveFormat::Rar, &dir.path().join("sub/o3"), &NoProgress).unwrap_err();
         assert!(matches!(&e, FetchError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
         assert!(!dir.path().join("sub/evil").exists());
+    }
+
+    #[test]
+    fn an_entry_over_the_size_limit_is_refused_while_extracting() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![b'0'; 1 << 20];
+        let cases = [
+            (ArchiveFormat::Zip, "a.zip", zip_bytes(&[("R/small.txt", b"ok"), ("R/big.txt", &big)])),
+            (ArchiveFormat::TarGz, "a.tar.gz", tar_gz_bytes(&[("R/small.txt", b"ok"), ("R/big.txt", &big)])),
+            (ArchiveFormat::Gz, "big.txt.gz", gz_bytes(&big)),
+        ];
+        for (i, (format, name, bytes)) in cases.into_iter().enumerate() {
+            let a = dir.path().join(name);
+            std::fs::write(&a, bytes).unwrap();
+            let out = dir.path().join(format!("out{i}"));
+            let e = extract_limited(&a, format, &out, 10_000, &NoProgress).unwrap_err();
+            let msg = e.to_string();
+            assert!(matches!(e, FetchError::Archive { .. }), "{format:?}: {msg}");
+            assert!(msg.contains("big.txt") && msg.contains("10000 bytes"), "{format:?}: {msg}");
+            let written: u64 = walk(&out).iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
+            assert!(written <= 10_002, "{format:?}: {written} bytes written");
+            // Within the limit, all is well.
+            assert!(extract_limited(&a, format, &dir.path().join("ok"), 1 << 20, &NoProgress).is_ok());
+        }
+        let a = dir.path().join("v.rar");
+        std::fs::write(&a, VERSION_RAR).unwrap();
+        let e = extract_limited(&a, ArchiveFormat::Rar, &dir.path().join("r"), 5, &NoProgress).unwrap_err();
+        assert!(e.to_string().contains("VERSION") && e.to_string().contains("5 bytes"), "{e}");
+        assert!(!dir.path().join("r/VERSION").exists());
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                out.extend(walk(&e.path()));
+            } else {
+                out.push(e.path());
+            }
+        }
+        out
     }
 
     #[test]

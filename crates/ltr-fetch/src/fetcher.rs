@@ -18,10 +18,10 @@
 //!
 //! For every file of the wanted variants ([`Variants`], [`Variant::files`]):
 //!
-//! 1. **Cache.** A file whose stamp (size, mtime, sha256 in `stamps.json`) matches and whose
-//!    hash is the known one (manifest, else recorded locally) is used as is: no network, no
-//!    hashing. A file without a valid stamp is hashed once; a corrupt one is deleted and
-//!    fetched again.
+//! 1. **Cache.** A file whose stamp (size, mtime, sha256 in `stamps.json`) matches, whose
+//!    hash is the known one (manifest, else recorded locally) and which was last hashed less
+//!    than [`FetchOptions::rehash_after`] ago is used as is: no network, no hashing. Any
+//!    other file is hashed once; a corrupt one is deleted and fetched again.
 //! 2. **Mirror** ([`FetchOptions::mirror`]): `<mirror>/<rel>.gz`, else `<rel>`. A file the mirror does not
 //!    have (or a mirror that cannot be reached) goes on to the next source; a file the mirror
 //!    has with the wrong content is refused ([`FetchError::Checksum`]), without fallback.
@@ -114,7 +114,7 @@ impl Fetcher {
     /// A fetcher with its own HTTP client (see [`FetchOptions`]).
     pub fn new(opts: FetchOptions, progress: Arc<dyn Progress>) -> Self {
         Self {
-            cache: DataCache::new(opts.data_dir.clone()),
+            cache: DataCache::new(opts.data_dir.clone()).with_rehash_after(opts.rehash_after),
             http: Http::new(&opts, Arc::clone(&progress)),
             opts,
             progress,

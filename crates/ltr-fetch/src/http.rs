@@ -1,5 +1,12 @@
 //! One address into one file over HTTP(S): resumable (`Range`), with bounded retries of
-//! stalled or interrupted transfers, and no retry at all when the host cannot be reached.
+//! stalled, interrupted or too slow transfers, and no retry at all when the host cannot be
+//! reached.
+//!
+//! Too slow: a per-read timeout alone never ends a transfer whose server sends a byte just
+//! before each timeout (one byte every 2 s would take weeks for a large archive). So a
+//! transfer must also average [`FetchOptions::min_speed`] over every
+//! [`FetchOptions::speed_window`]; one that does not is abandoned, keeping what arrived, and
+//! resumed by the next attempt.
 //!
 //! An unresolvable host or a refused connection will not heal within a run: retrying it only
 //! made an offline run wait (about 15 s per archive with the default backoff). A transfer
@@ -28,12 +35,19 @@ pub(crate) enum DlError {
     Permanent(String),
     /// Worth retrying (stalls, interrupted transfers, 5xx, 408, 429).
     Transient(String),
+    /// Slower than the throughput rule allows: worth retrying, but an attempt that ends this
+    /// way counts as one without progress, whatever it received.
+    TooSlow(String),
 }
 
 impl DlError {
     pub(crate) fn reason(&self) -> &str {
         match self {
-            Self::NotFound(r) | Self::Unreachable(r) | Self::Permanent(r) | Self::Transient(r) => r,
+            Self::NotFound(r)
+            | Self::Unreachable(r)
+            | Self::Permanent(r)
+            | Self::Transient(r)
+            | Self::TooSlow(r) => r,
         }
     }
 }
@@ -45,6 +59,9 @@ pub(crate) struct Http {
     agent: ureq::Agent,
     retries: u32,
     backoff: Duration,
+    /// Throughput rule: at least `min_speed` bytes/s over every `speed_window`.
+    min_speed: u64,
+    speed_window: Duration,
     progress: Arc<dyn Progress>,
 }
 
@@ -54,6 +71,13 @@ impl Http {
     pub(crate) fn new(opts: &FetchOptions, progress: Arc<dyn Progress>) -> Self {
         let limit = |d: Duration| (!d.is_zero()).then_some(d);
         let (stall, connect) = (limit(opts.timeout), limit(opts.connect_timeout));
+        // A read silent for a whole window already breaks the throughput rule: waiting
+        // longer for it cannot help.
+        let per_read = match (stall, opts.min_speed > 0 && !opts.speed_window.is_zero()) {
+            (Some(s), true) => Some(s.min(opts.speed_window)),
+            (None, true) => Some(opts.speed_window),
+            (s, false) => s,
+        };
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .accept_encoding("")
@@ -62,19 +86,21 @@ impl Http {
             .timeout_connect(connect)
             .timeout_send_request(stall)
             .timeout_recv_response(stall)
-            .timeout_per_read(stall)
+            .timeout_per_read(per_read)
             .build();
         Self {
             agent: ureq::Agent::new_with_config(config),
             retries: opts.retries,
             backoff: opts.backoff,
+            min_speed: opts.min_speed,
+            speed_window: opts.speed_window,
             progress,
         }
     }
 
     /// Downloads one address into `part`, resuming what is there, retrying transient
-    /// failures: at most `retries` retries in a row without progress, waiting `backoff`,
-    /// then twice as long each time.
+    /// failures: at most `retries` retries in a row without progress (an attempt abandoned
+    /// by the throughput rule makes none), waiting `backoff`, then twice as long each time.
     pub(crate) fn get(&self, url: &str, part: &Path, label: &str) -> Result<(), DlError> {
         let mut stalled = 0u32;
         let mut delay = self.backoff;
@@ -82,20 +108,22 @@ impl Http {
         let mut attempts_left = 1000u32.saturating_add(self.retries);
         loop {
             let before = file_len(part);
-            let err = match self.attempt(url, part, label) {
+            let (err, slow) = match self.attempt(url, part, label) {
                 Ok(()) => return Ok(()),
-                Err(DlError::Transient(why)) => why,
+                Err(DlError::Transient(why)) => (why, false),
+                Err(DlError::TooSlow(why)) => (why, true),
                 Err(e) => return Err(e),
             };
             attempts_left = attempts_left.saturating_sub(1);
-            if file_len(part) > before {
+            if !slow && file_len(part) > before {
                 stalled = 0;
                 delay = self.backoff;
             } else {
                 stalled += 1;
             }
             if stalled > self.retries || attempts_left == 0 {
-                return Err(DlError::Transient(format!("{err} (gave up after {} retries)", self.retries)));
+                let why = format!("{err} (gave up after {} retries)", self.retries);
+                return Err(if slow { DlError::TooSlow(why) } else { DlError::Transient(why) });
             }
             log::warn!("{url}: {err}; retrying in {delay:?}");
             std::thread::sleep(delay);
@@ -155,6 +183,7 @@ impl Http {
         let mut reader = resp.body_mut().as_reader();
         let mut buf = vec![0u8; 1 << 16];
         let mut received = 0u64;
+        let mut window = Window::new(self.min_speed, self.speed_window);
         let result = loop {
             match reader.read(&mut buf) {
                 Ok(0) => break Ok(()),
@@ -164,8 +193,22 @@ impl Http {
                     }
                     received += n as u64;
                     self.progress.advance(n as u64);
+                    if let Err(why) = window.add(n as u64) {
+                        break Err(DlError::TooSlow(format!(
+                            "{why} after {} bytes",
+                            start.saturating_add(received)
+                        )));
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if window.add(0).is_err() => {
+                    break Err(DlError::TooSlow(format!(
+                        "slower than {} bytes/s over {:?} ({e}) after {} bytes",
+                        self.min_speed,
+                        self.speed_window,
+                        start.saturating_add(received)
+                    )));
+                }
                 Err(e) => {
                     break Err(DlError::Transient(format!(
                         "transfer interrupted after {} bytes: {e}",
@@ -186,6 +229,43 @@ impl Http {
         {
             return Err(DlError::Transient(format!("received {total} bytes of {expected}")));
         }
+        Ok(())
+    }
+}
+
+/// The throughput rule over consecutive windows of one transfer.
+struct Window {
+    min_speed: u64,
+    length: Duration,
+    started: std::time::Instant,
+    bytes: u64,
+}
+
+impl Window {
+    fn new(min_speed: u64, length: Duration) -> Self {
+        Self { min_speed, length, started: std::time::Instant::now(), bytes: 0 }
+    }
+
+    /// Counts `n` more bytes; at the end of a window, fails if it averaged less than the
+    /// minimum speed, else starts the next one.
+    fn add(&mut self, n: u64) -> Result<(), String> {
+        self.bytes = self.bytes.saturating_add(n);
+        if self.min_speed == 0 || self.length.is_zero() {
+            return Ok(());
+        }
+        let elapsed = self.started.elapsed();
+        if elapsed < self.length {
+            return Ok(());
+        }
+        let speed = self.bytes as f64 / elapsed.as_secs_f64();
+        if speed < self.min_speed as f64 {
+            return Err(format!(
+                "slower than {} bytes/s over {:?} ({speed:.0} bytes/s)",
+                self.min_speed, self.length
+            ));
+        }
+        self.started = std::time::Instant::now();
+        self.bytes = 0;
         Ok(())
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! * [`options`]: [`FetchOptions`] and [`Mirror`], built by the caller (the CLI reads the
 //!   environment; nothing here does).
-//! * [`cache`]: where files live locally and which of them are verified.
+//! * [`cache`]: where files live locally and which of them are verified;
+//!   [`DataCache::verify_all`] hashes the whole cache again (`ltr verify --data`).
 //! * [`fetcher`]: the plan per file: cache, then mirror, then embedded data, then the official
 //!   archive.
 //! * `http`, `mirror`, `archive` (private): download with `Range` resume (an unreachable

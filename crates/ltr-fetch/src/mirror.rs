@@ -1,6 +1,8 @@
 //! One file from a mirror (a folder or an HTTP(S) address laid out like a collection root)
 //! into the cache: `<mirror>/<rel>.gz` is preferred, then the plain `<rel>`; the file is
 //! decompressed into a staging folder, hashed on the way, checked and renamed into place.
+//! Downloads from an address go through a partial file kept in the cache, resumed by the
+//! next run if this one is killed.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -11,10 +13,10 @@ use ltr_data::manifest::Variant;
 use ltr_data::reader::hex;
 use sha2::{Digest, Sha256};
 
-use crate::cache::remove_quietly;
+use crate::cache::{create_dir_all, remove_quietly};
 use crate::error::FetchError;
 use crate::fetcher::Fetcher;
-use crate::http::DlError;
+use crate::http::{DlError, file_len};
 use crate::options::Mirror;
 use crate::progress::Progress;
 
@@ -55,32 +57,68 @@ impl Fetcher {
                 self.progress.end();
                 r?
             }
-            Mirror::Url(base) => {
-                let dl = staging.path().join("download");
-                let mut got = None;
-                for (suffix, is_gz) in [(".gz", true), ("", false)] {
-                    let url = format!("{base}/{rel}{suffix}");
-                    match self.http.get(&url, &dl, &rel) {
-                        Ok(()) => {
-                            got = Some(is_gz);
-                            break;
-                        }
-                        Err(DlError::NotFound(_)) => remove_quietly(&dl),
-                        Err(e) => {
-                            return Err(FetchError::Download { url, reason: e.reason().to_owned() });
-                        }
-                    }
-                }
-                let Some(is_gz) = got else { return Ok(None) };
-                let f = File::open(&dl).map_err(|source| FetchError::Io { path: dl.clone(), source })?;
-                if is_gz {
-                    copy_hashing(MultiGzDecoder::new(BufReader::new(f)), &dl, &staged)?
-                } else {
-                    copy_hashing(BufReader::new(f), &dl, &staged)?
-                }
-            }
+            Mirror::Url(base) => return self.fetch_from_url_mirror(base, variant, file, &staged),
         };
         self.cache.commit(variant, file, &staged, &actual).map(Some)
+    }
+
+    /// [`Fetcher::fetch_from_mirror`] for an address. The download goes to a partial file
+    /// in the cache ([`crate::DataCache::mirror_part`]), not to the staging folder, so that
+    /// what a killed or failed run received is resumed by the next one. A resumed file that
+    /// then fails its check is downloaded once more from the start (the mirror's copy may
+    /// have changed in between).
+    fn fetch_from_url_mirror(
+        &self,
+        base: &str,
+        variant: &Variant,
+        file: &str,
+        staged: &Path,
+    ) -> Result<Option<bool>, FetchError> {
+        let rel = variant.rel_path(file);
+        let mut from_scratch = false;
+        loop {
+            let mut got = None;
+            for (suffix, is_gz) in [(".gz", true), ("", false)] {
+                let url = format!("{base}/{rel}{suffix}");
+                let part = self.cache.mirror_part(&url);
+                if let Some(parent) = part.parent() {
+                    create_dir_all(parent)?;
+                }
+                if from_scratch {
+                    remove_quietly(&part);
+                }
+                let resumed = file_len(&part) > 0;
+                match self.http.get(&url, &part, &rel) {
+                    Ok(()) => {
+                        got = Some((is_gz, part, resumed));
+                        break;
+                    }
+                    Err(DlError::NotFound(_)) => remove_quietly(&part),
+                    // The partial file stays for the next attempt to resume.
+                    Err(e) => return Err(FetchError::Download { url, reason: e.reason().to_owned() }),
+                }
+            }
+            let Some((is_gz, part, resumed)) = got else { return Ok(None) };
+            let copied = File::open(&part)
+                .map_err(|source| FetchError::Io { path: part.clone(), source })
+                .and_then(|f| {
+                    if is_gz {
+                        copy_hashing(MultiGzDecoder::new(BufReader::new(f)), &part, staged)
+                    } else {
+                        copy_hashing(BufReader::new(f), &part, staged)
+                    }
+                });
+            let result = copied.and_then(|actual| self.cache.commit(variant, file, staged, &actual));
+            // Complete, installed or refused: either way it is not resumed again.
+            remove_quietly(&part);
+            match result {
+                Err(e) if resumed && !from_scratch => {
+                    log::warn!("{rel}: the resumed download is not right ({e}); downloading it again");
+                    from_scratch = true;
+                }
+                other => return other.map(Some),
+            }
+        }
     }
 }
 

@@ -67,11 +67,24 @@ pub struct FetchOptions {
     pub timeout: Duration,
     /// Limit on resolving the host and connecting to it. Zero means none.
     pub connect_timeout: Duration,
+    /// Throughput rule: a transfer that receives less than this many bytes per second,
+    /// averaged over [`FetchOptions::speed_window`], is abandoned and resumed by the next
+    /// attempt (and counts as an attempt without progress). Zero: no rule. A server that
+    /// sends a byte just often enough to beat the stall limit is caught this way.
+    pub min_speed: u64,
+    /// The period the throughput rule averages over.
+    pub speed_window: Duration,
+    /// Cached files last hashed longer ago than this are hashed again before they are used,
+    /// even when their size and modification time still match their stamp (bit rot, or an
+    /// edit that kept both). Zero: every file is hashed again on its first use by this
+    /// fetcher (`ltr run --verify-data`).
+    pub rehash_after: Duration,
 }
 
 impl FetchOptions {
     /// Defaults for a cache at `data_dir`: no mirror, 4 retries, 1 s backoff, 60 s stall
-    /// limit, 10 s to connect.
+    /// limit, 10 s to connect, at least 10 KB/s over 60 s, cached files hashed again after
+    /// 30 days.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self {
             data_dir: data_dir.into(),
@@ -80,6 +93,9 @@ impl FetchOptions {
             backoff: Duration::from_secs(1),
             timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(10),
+            min_speed: 10_000,
+            speed_window: Duration::from_secs(60),
+            rehash_after: crate::cache::DEFAULT_REHASH_AFTER,
         }
     }
 }

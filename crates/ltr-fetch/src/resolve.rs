@@ -4,7 +4,7 @@
 use ltr_data::manifest::{DatasetEntry, Manifest, Split};
 use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
 
-use crate::cache::DataCache;
+use crate::cache::{DataCache, FileStatus};
 use crate::fetcher::{Fetcher, Variants};
 
 /// Where [`resolve`] may get files from.
@@ -68,17 +68,28 @@ pub(crate) fn input(
     let variant = entry.default_variant();
     let file = |fold: u32, split: Split| -> Result<DataFile, String> {
         let f = variant.fold_file(fold, split);
-        cache.verified_path(variant, &f).ok_or_else(|| {
-            format!(
-                "{} is not in the data cache {} (run `ltr fetch`)",
-                variant.rel_path(&f),
-                cache.root().display()
-            )
-        })?;
-        let sha256 = cache
-            .known_sha256(variant, &f)
-            .ok_or_else(|| format!("{} has no known sha256", variant.rel_path(&f)))?;
-        Ok(DataFile { rel: variant.rel_path(&f), sha256 })
+        let rel = variant.rel_path(&f);
+        let root = cache.root().display();
+        match cache.status(variant, &f).map_err(|e| e.to_string())? {
+            FileStatus::Verified { .. } => {}
+            FileStatus::Missing => {
+                return Err(format!("{rel} is not in the data cache {root} (run `ltr fetch`)"));
+            }
+            FileStatus::Unknown { .. } => {
+                return Err(format!(
+                    "{rel} is in the data cache {root} but no sha256 is known for it, so it \
+                     cannot be verified (run `ltr fetch` to replace it)"
+                ));
+            }
+            FileStatus::Mismatch { expected, actual, .. } => {
+                return Err(format!(
+                    "{rel} is in the data cache {root} but fails its sha256 check (expected \
+                     {expected}, got {actual}); run `ltr fetch` to replace it"
+                ));
+            }
+        }
+        let sha256 = cache.known_sha256(variant, &f).ok_or_else(|| format!("{rel} has no known sha256"))?;
+        Ok(DataFile { rel, sha256 })
     };
     let folds = folds
         .iter()

@@ -37,6 +37,11 @@ struct Route {
     /// The first request gets this many bytes, then the server stalls (sends nothing more
     /// for 5 s) before dropping the connection.
     stall_first: Option<usize>,
+    /// The first request gets this many bytes at once, then one byte every 200 ms: never
+    /// silent long enough for a read timeout.
+    trickle_first: Option<usize>,
+    /// Every request gets this many bytes at once, then one byte every 200 ms.
+    trickle_each: Option<usize>,
 }
 
 impl Route {
@@ -52,6 +57,7 @@ struct State {
     log: Vec<(String, Option<String>)>,
     truncated: HashSet<String>,
     stalled: HashSet<String>,
+    trickled: HashSet<String>,
 }
 
 struct Server {
@@ -123,10 +129,15 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             range = Some(v.trim().to_owned());
         }
     }
-    let (route, truncate, stall) = {
+    let (route, truncate, stall, trickle) = {
         let mut st = state.lock().unwrap();
         st.log.push((path.clone(), range.clone()));
         let route = st.routes.get(&path).cloned();
+        let trickle = match &route {
+            Some(Route { trickle_first: Some(k), .. }) if st.trickled.insert(path.clone()) => Some(*k),
+            Some(Route { trickle_each: Some(k), .. }) => Some(*k),
+            _ => None,
+        };
         let (truncate, stall) = match &route {
             Some(Route { truncate_first: Some(k), .. }) if st.truncated.insert(path.clone()) => {
                 (Some(*k), false)
@@ -135,7 +146,7 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             Some(Route { truncate_each: Some(k), .. }) => (Some(*k), false),
             _ => (None, false),
         };
-        (route, truncate, stall)
+        (route, truncate, stall, trickle)
     };
     let mut out = &stream;
     let send = |out: &mut &TcpStream, code: u16, extra: &str, body: &[u8], cut: Option<usize>| {
@@ -145,7 +156,19 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             body.len()
         );
         out.write_all(head.as_bytes())?;
-        out.write_all(&body[..cut.unwrap_or(body.len()).min(body.len())])?;
+        let end = cut.unwrap_or(body.len()).min(body.len());
+        match trickle {
+            Some(k) if k < end => {
+                out.write_all(&body[..k])?;
+                out.flush()?;
+                for b in &body[k..end] {
+                    std::thread::sleep(Duration::from_millis(200));
+                    out.write_all(std::slice::from_ref(b))?;
+                    out.flush()?;
+                }
+            }
+            _ => out.write_all(&body[..end])?,
+        }
         out.flush()?;
         if stall {
             std::thread::sleep(Duration::from_secs(5));
@@ -1093,4 +1116,331 @@ fn resolve_reports_each_dataset_and_never_touches_the_network_for_embedded_ones(
     // Now cache-only resolution finds MQ2008.
     let out = ltr_fetch::resolve(&m, &names[..1], &[1], ltr_fetch::Source::Cache(&cache));
     assert!(matches!(out[0], ltr_data::resolved::DatasetStatus::Available(_)));
+}
+
+// ---------------------------------------------------------------------------------------
+// Damaged caches.
+
+/// Changes one digit of a cached file in place, keeping its size (and setting an old mtime,
+/// so a stale stamp is noticed whatever the clock granularity). Returns the new content.
+fn damage(path: &Path) -> Vec<u8> {
+    let mut data = std::fs::read(path).unwrap();
+    let pos = data.iter().position(|b| b.is_ascii_digit() && *b != b'9').unwrap();
+    data[pos] += 1;
+    std::fs::write(path, &data).unwrap();
+    touch_old(path);
+    data
+}
+
+#[test]
+fn cache_only_resolution_names_a_damaged_file_as_failing_its_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    ltr_fetch::embedded::install(dir.path(), "letor4", "MQ2008").unwrap();
+    let m = Manifest::builtin("letor4").unwrap();
+    let rel = "letor4/MQ2008/Fold1/vali.txt";
+    let expected = m.dataset("MQ2008").unwrap().default_variant().sha256_of("Fold1/vali.txt").unwrap();
+    let actual = sha(&damage(&dir.path().join(rel)));
+    let cache = DataCache::new(dir.path());
+    let out = ltr_fetch::resolve(&m, &["MQ2008".into()], &[1], ltr_fetch::Source::Cache(&cache));
+    match &out[0] {
+        ltr_data::resolved::DatasetStatus::Unavailable { reason, .. } => {
+            assert!(!reason.contains("not in the data cache"), "{reason}");
+            for part in [rel, "fails its sha256 check", expected, actual.as_str()] {
+                assert!(reason.contains(part), "{part:?} not in {reason}");
+            }
+        }
+        other => panic!("a damaged file must make the dataset unavailable: {other:?}"),
+    }
+}
+
+/// A cache holding MQ2008 (installed and stamped just now) whose `Fold2/test.txt` was then
+/// edited in place keeping its size and modification time: what a stamp cannot see. Returns
+/// the folder, the file (relative), its manifest hash and the hash of its new content.
+fn silently_damaged_cache() -> (tempfile::TempDir, &'static str, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    ltr_fetch::embedded::install(dir.path(), "letor4", "MQ2008").unwrap();
+    let rel = "letor4/MQ2008/Fold2/test.txt";
+    let path = dir.path().join(rel);
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let mut data = std::fs::read(&path).unwrap();
+    let pos = data.iter().position(|b| b.is_ascii_digit() && *b != b'9').unwrap();
+    data[pos] += 1;
+    std::fs::write(&path, &data).unwrap();
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    let m = Manifest::builtin("letor4").unwrap();
+    let expected =
+        m.dataset("MQ2008").unwrap().default_variant().sha256_of("Fold2/test.txt").unwrap().to_owned();
+    (dir, rel, expected, sha(&data))
+}
+
+fn assert_fails_its_hash(out: &[ltr_data::resolved::DatasetStatus], rel: &str, actual: &str) {
+    match &out[0] {
+        ltr_data::resolved::DatasetStatus::Unavailable { reason, .. } => {
+            assert!(
+                reason.contains(rel) && reason.contains("fails its sha256") && reason.contains(actual),
+                "{reason}"
+            );
+        }
+        other => panic!("the edited file went unnoticed: {other:?}"),
+    }
+}
+
+#[test]
+fn verify_data_rehashes_files_whose_stamp_still_matches() {
+    let (dir, rel, _, actual) = silently_damaged_cache();
+    let m = Manifest::builtin("letor4").unwrap();
+    let f =
+        Fetcher::new(FetchOptions { rehash_after: Duration::ZERO, ..opts(dir.path()) }, Arc::new(NoProgress));
+    let out = ltr_fetch::resolve(&m, &["MQ2008".into()], &[2], ltr_fetch::Source::Cache(f.cache()));
+    assert_fails_its_hash(&out, rel, &actual);
+    // Fetching replaces it (from the embedded data), and every file is hashed once per
+    // process only: a second resolution by the same fetcher does not hash again.
+    let r = f.fetch_dataset(&m, "MQ2008", Variants::Default).unwrap();
+    assert_eq!(r.installed, vec![rel.to_owned()]);
+    let r = f.fetch_dataset(&m, "MQ2008", Variants::Default).unwrap();
+    assert!(r.rehashed.is_empty() && r.installed.is_empty(), "{r:?}");
+}
+
+#[test]
+fn files_verified_longer_ago_than_the_recheck_age_are_rehashed() {
+    let (dir, rel, _, actual) = silently_damaged_cache();
+    // Every stamp says its file was last hashed two hours ago.
+    let stamps = dir.path().join("stamps.json");
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stamps).unwrap()).unwrap();
+    let two_hours_ago = (std::time::SystemTime::now() - Duration::from_secs(7200))
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    for (_, stamp) in json["files"].as_object_mut().unwrap() {
+        stamp["verified_ms"] = two_hours_ago.into();
+    }
+    std::fs::write(&stamps, serde_json::to_vec(&json).unwrap()).unwrap();
+    let m = Manifest::builtin("letor4").unwrap();
+    let hour = Fetcher::new(
+        FetchOptions { rehash_after: Duration::from_secs(3600), ..opts(dir.path()) },
+        Arc::new(NoProgress),
+    );
+    let out = ltr_fetch::resolve(&m, &["MQ2008".into()], &[2], ltr_fetch::Source::Cache(hour.cache()));
+    assert_fails_its_hash(&out, rel, &actual);
+    // Within the age, stamps are trusted: only the file found damaged (whose stamp is gone)
+    // is read, and replaced.
+    let day = Fetcher::new(
+        FetchOptions { rehash_after: Duration::from_secs(86400), ..opts(dir.path()) },
+        Arc::new(NoProgress),
+    );
+    let r = day.fetch_dataset(&m, "MQ2008", Variants::Default).unwrap();
+    assert_eq!((r.installed, r.rehashed), (vec![rel.to_owned()], vec![rel.to_owned()]));
+}
+
+#[test]
+fn cache_verification_rehashes_every_file_and_reports_each() {
+    let (dir, rel, expected, actual) = silently_damaged_cache();
+    // A stray file nobody knows a hash for, and a stamped file that is gone.
+    std::fs::write(dir.path().join("letor4/MQ2008/notes.txt"), b"mine").unwrap();
+    let gone = "letor4/MQ2008/Fold5/vali.txt";
+    std::fs::remove_file(dir.path().join(gone)).unwrap();
+    let cache = DataCache::new(dir.path());
+    let findings = cache.verify_all(&[Manifest::builtin("letor4").unwrap()]).unwrap();
+    let of = |r: &str| findings.iter().find(|f| f.rel == r).map(|f| f.check.clone());
+    assert_eq!(of(rel), Some(ltr_fetch::cache::Check::Mismatch { expected, actual }));
+    assert_eq!(of("letor4/MQ2008/notes.txt"), Some(ltr_fetch::cache::Check::Unknown));
+    assert_eq!(of(gone), Some(ltr_fetch::cache::Check::Missing));
+    let ok = findings.iter().filter(|f| f.check == ltr_fetch::cache::Check::Ok).count();
+    // MQ2008: 5 folds x 3 files and S1..S5, less the two above.
+    assert_eq!((ok, findings.len()), (18, 21), "{findings:?}");
+    assert!(findings.windows(2).all(|w| w[0].rel < w[1].rel), "sorted by path");
+    // The damaged file lost its stamp: the next use hashes it and refuses it.
+    let out = ltr_fetch::resolve(
+        &Manifest::builtin("letor4").unwrap(),
+        &["MQ2008".into()],
+        &[2],
+        ltr_fetch::Source::Cache(&cache),
+    );
+    assert!(matches!(&out[0], ltr_data::resolved::DatasetStatus::Unavailable { .. }), "{out:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Slow servers, killed downloads, leftovers.
+
+/// Runs `f` on a thread and waits at most `limit` for it: a hang fails the test instead of
+/// blocking it.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("still running after {limit:?}"))
+}
+
+/// Throughput rule scaled down: abort below 1,000 bytes/s over 1 s.
+fn slow_opts(dir: &Path) -> FetchOptions {
+    FetchOptions { min_speed: 1000, speed_window: Duration::from_secs(1), ..opts(dir) }
+}
+
+#[test]
+fn a_trickling_transfer_is_abandoned_by_the_throughput_rule_and_resumed() {
+    let server = Server::start();
+    let mut files = toy_files("t");
+    files[0].1 = files[0].1.repeat(300);
+    let archive = zip_bytes(&entries("T", &files));
+    let cut = archive.len() / 2;
+    server.route("/t.zip", Route { trickle_first: Some(cut), ..Route::ok(archive.clone()) });
+    let m = toy_manifest(
+        &[ToyArchive {
+            name: "t.zip",
+            urls: vec![server.url("/t.zip")],
+            format: "zip",
+            sha256: Some(sha(&archive)),
+        }],
+        &[ToyDataset { name: "T", archive: "t.zip", archive_root: "T", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(slow_opts(dir.path()), Arc::new(NoProgress));
+    let t = Instant::now();
+    let r = within(Duration::from_secs(30), move || f.fetch_dataset(&m, "T", Variants::Default)).unwrap();
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert_eq!(r.installed.len(), 3);
+    let reqs = server.requests_for("/t.zip");
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    let resumed_at: usize =
+        reqs[1].as_deref().and_then(|r| r.strip_prefix("bytes=")?.strip_suffix('-')?.parse().ok()).unwrap();
+    assert!(resumed_at >= cut, "resumed at {resumed_at}, had {cut}");
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn a_server_that_only_trickles_fails_in_bounded_time() {
+    let server = Server::start();
+    let files = toy_files("u");
+    let archive = zip_bytes(&entries("U", &files));
+    server.route("/u.zip", Route { trickle_each: Some(0), ..Route::ok(archive) });
+    let m = toy_manifest(
+        &[ToyArchive { name: "u.zip", urls: vec![server.url("/u.zip")], format: "zip", sha256: None }],
+        &[ToyDataset { name: "U", archive: "u.zip", archive_root: "U", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(FetchOptions { retries: 1, ..slow_opts(dir.path()) }, Arc::new(NoProgress));
+    let t = Instant::now();
+    let e = within(Duration::from_secs(30), move || f.fetch_dataset(&m, "U", Variants::Default)).unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    // Each slow attempt counts as one without progress, however many bytes it got.
+    assert_eq!(server.requests_for("/u.zip").len(), 2);
+    assert!(matches!(&e, FetchError::Download { .. }) && e.to_string().contains("slower than"), "{e}");
+}
+
+/// The one-fold toy dataset `K` served by a URL mirror at `base` (its official archive is
+/// not there), with a training file large enough to be killed in the middle of.
+fn killable() -> (Manifest, Vec<(&'static str, Vec<u8>)>) {
+    let mut files = toy_files("k");
+    files[0].1 = files[0].1.repeat(5000);
+    let m = toy_manifest(
+        &[ToyArchive { name: "k.zip", urls: vec![closed_port_url("/k.zip")], format: "zip", sha256: None }],
+        &[ToyDataset { name: "K", archive: "k.zip", archive_root: "K", hashes: hashes(&files) }],
+    );
+    (m, files)
+}
+
+const CHILD_MIRROR: &str = "LTR_FETCH_TEST_CHILD_MIRROR";
+const CHILD_DIR: &str = "LTR_FETCH_TEST_CHILD_DIR";
+
+/// Not a test of its own: the process that
+/// `a_url_mirror_download_killed_midway_is_resumed_not_restarted` starts and kills.
+#[test]
+#[ignore = "run as a child process by another test"]
+fn child_fetching_from_a_url_mirror() {
+    let (Some(mirror), Some(dir)) = (std::env::var_os(CHILD_MIRROR), std::env::var_os(CHILD_DIR)) else {
+        return;
+    };
+    let mirror: Mirror = mirror.to_string_lossy().parse().unwrap();
+    let f = with_mirror(Path::new(&dir), mirror);
+    let _ = f.fetch_dataset(&killable().0, "K", Variants::Default);
+}
+
+#[test]
+fn a_url_mirror_download_killed_midway_is_resumed_not_restarted() {
+    let (m, files) = killable();
+    let server = Server::start();
+    let train = "/m/toy/K/Fold1/train.txt";
+    // The first request sends 300 KB at once, then trickles: the child is killed there.
+    server.route(train, Route { trickle_first: Some(300_000), ..Route::ok(files[0].1.clone()) });
+    for (p, d) in &files[1..] {
+        server.route(&format!("/m/toy/K/{p}"), Route::ok(d.clone()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_fetching_from_a_url_mirror", "--ignored", "--nocapture"])
+        .env(CHILD_MIRROR, server.url("/m"))
+        .env(CHILD_DIR, dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until a good part of the file is on disk, then kill the child (SIGKILL).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let biggest = |d: &Path| {
+        tree(d).iter().filter_map(|f| std::fs::metadata(d.join(f)).ok()).map(|m| m.len()).max().unwrap_or(0)
+    };
+    while biggest(dir.path()) < 200_000 {
+        assert!(Instant::now() < deadline, "the child never got far: {:?}", tree(dir.path()));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = biggest(dir.path());
+
+    let r =
+        with_mirror(dir.path(), server.url("/m").parse().unwrap()).fetch_dataset(&m, "K", Variants::Default);
+    assert_eq!(r.unwrap().installed.len(), 3);
+    let reqs = server.requests_for(train);
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    assert_eq!(reqs[1], Some(format!("bytes={kept}-")), "the download restarted instead of resuming");
+    assert_eq!(std::fs::read(dir.path().join("toy/K/Fold1/train.txt")).unwrap(), files[0].1);
+    // The killed process's staging folder went at the start of the second run.
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn a_resumed_archive_that_fails_its_hash_is_downloaded_again_from_the_start() {
+    let server = Server::start();
+    let files = toy_files("x");
+    let archive = zip_bytes(&entries("X", &files));
+    server.route("/x.zip", Route::ok(archive.clone()));
+    let m = toy_manifest(
+        &[ToyArchive {
+            name: "x.zip",
+            urls: vec![server.url("/x.zip")],
+            format: "zip",
+            sha256: Some(sha(&archive)),
+        }],
+        &[ToyDataset { name: "X", archive: "x.zip", archive_root: "X", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".downloads")).unwrap();
+    // Left by an earlier run, from another version of the archive.
+    std::fs::write(dir.path().join(".downloads/x.zip.part"), b"0123456789").unwrap();
+    let r = fetcher(dir.path()).fetch_dataset(&m, "X", Variants::Default).unwrap();
+    assert_eq!(r.installed.len(), 3);
+    assert_eq!(server.requests_for("/x.zip"), vec![Some("bytes=10-".to_owned()), None]);
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn staging_folders_of_dead_processes_are_removed_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let staging = dir.path().join(".staging");
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let dead_dir = staging.join(format!("fetch-{dead}-abc123"));
+    std::fs::create_dir_all(&dead_dir).unwrap();
+    std::fs::write(dead_dir.join("file"), b"half an extraction").unwrap();
+    let live_dir = staging.join(format!("fetch-{}-def456", std::process::id()));
+    std::fs::create_dir_all(&live_dir).unwrap();
+    // A stamp record being written by a process that died before renaming it.
+    let dead_tmp = dir.path().join(format!(".stamps.json.{dead}.0.tmp"));
+    std::fs::write(&dead_tmp, b"{").unwrap();
+    let _ = fetcher(dir.path()).fetch_dataset(&killable().0, "NOPE", Variants::Default);
+    assert!(!dead_dir.exists(), "{:?}", tree(dir.path()));
+    assert!(!dead_tmp.exists(), "{:?}", tree(dir.path()));
+    assert!(live_dir.exists(), "a live process's folder was removed");
 }

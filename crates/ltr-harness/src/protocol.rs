@@ -119,6 +119,7 @@ pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Re
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
         sha256: false,
+        ..ReadOptions::default()
     };
     let read = |f: &DataFile| -> Result<Dataset> {
         let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use ltr_data::scores::read_scores;
+use ltr_data::scores::read_scores_for;
 use ltr_data::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
 use ltr_metrics::{Convention, EvalConfig, NoRelevant, evaluate_dataset};
@@ -83,16 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let data = read_file(&args.feature_file, &ReadOptions::default())
         .with_context(|| format!("reading feature file {}", args.feature_file.display()))?
         .dataset;
-    let scores = read_scores(&args.score_file)?;
-    if scores.len() != data.n_docs() {
-        bail!(
-            "{} holds {} scores but {} has {} documents",
-            args.score_file.display(),
-            scores.len(),
-            args.feature_file.display(),
-            data.n_docs()
-        );
-    }
+    let scores = read_scores_for(&args.score_file, &data, &args.feature_file.display().to_string())?;
     let eval = evaluate_dataset(&data, &scores, &cfg)?;
     let text = match args.format {
         Format::Text => render(&eval, args.per_query, Digits::Full),

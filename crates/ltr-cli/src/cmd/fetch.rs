@@ -62,5 +62,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// A fetcher configured from the command line and the environment.
 pub fn fetcher(data: &DataArgs) -> anyhow::Result<Fetcher> {
-    Ok(Fetcher::new(data.fetch_options()?, Arc::new(FetchBars::new())))
+    fetcher_with(data, false)
+}
+
+/// [`fetcher`]; with `verify_data`, every cached file is hashed again on first use, whatever
+/// its stamp says (`--verify-data`).
+pub fn fetcher_with(data: &DataArgs, verify_data: bool) -> anyhow::Result<Fetcher> {
+    let mut opts = data.fetch_options()?;
+    if verify_data {
+        opts.rehash_after = std::time::Duration::ZERO;
+    }
+    Ok(Fetcher::new(opts, Arc::new(FetchBars::new())))
 }

@@ -9,6 +9,7 @@ pub mod report;
 pub mod reproduce;
 pub mod run;
 pub mod train;
+pub mod verify;
 
 use std::path::PathBuf;
 

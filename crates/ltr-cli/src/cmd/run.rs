@@ -29,6 +29,9 @@ pub struct RunArgs {
     /// Use only files already in the data cache (no fetching).
     #[arg(long)]
     pub no_fetch: bool,
+    /// Hash every data file again before using it, even if its stamp says it is unchanged.
+    #[arg(long)]
+    pub verify_data: bool,
     #[command(flatten)]
     pub data: DataArgs,
 }
@@ -71,7 +74,7 @@ pub fn resolve_datasets(
     manifest: &Manifest,
     args: &RunArgs,
 ) -> anyhow::Result<Vec<DatasetStatus>> {
-    let fetcher = fetch::fetcher(&args.data)?;
+    let fetcher = fetch::fetcher_with(&args.data, args.verify_data)?;
     let source = if args.no_fetch { Source::Cache(fetcher.cache()) } else { Source::Fetch(&fetcher) };
     Ok(ltr_fetch::resolve(manifest, &spec.datasets, &spec.folds, source))
 }
