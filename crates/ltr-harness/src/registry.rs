@@ -136,6 +136,10 @@ registry! {
     AdaRankNdcg => "adarank-ndcg", ltr_adarank::AdaRankNdcgParams, ltr_adarank::INFO_NDCG, Metric::Map;
     LambdaMart => "lambdamart", ltr_lambdamart::LambdaMartParams, ltr_lambdamart::INFO, Metric::Ndcg(10);
     IntervalRank => "intervalrank", ltr_intervalrank::IntervalRankParams, ltr_intervalrank::INFO, Metric::Map;
+    RankSvmEnsemble => "ranksvm-ensemble", ltr_ranksvm_ensemble::EnsembleParams, ltr_ranksvm_ensemble::INFO, Metric::Map;
+    IrSvm => "ir-svm", ltr_irsvm::IrSvmParams, ltr_irsvm::INFO, Metric::Map;
+    RankLr => "ranklr", ltr_ranklr::RankLrParams, ltr_ranklr::INFO, Metric::Map;
+    FenchelRank => "fenchelrank", ltr_fenchelrank::FenchelRankParams, ltr_fenchelrank::INFO, Metric::Map;
 }
 
 /// The registered ids, comma-separated (for messages).
