@@ -333,7 +333,7 @@ impl<'a> Solver<'a> {
             }
             let gj = self.g[j];
             let gap = dot(&self.g, w) + r * gj.abs();
-            if !(gap > tol) || iterations == max_iter || !f.is_finite() {
+            if gap.is_nan() || gap <= tol || iterations == max_iter || !f.is_finite() {
                 break gap;
             }
             iterations += 1;

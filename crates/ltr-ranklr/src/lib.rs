@@ -146,7 +146,7 @@ fn newton(
 ) -> Result<(Vec<f64>, f64, usize, bool)> {
     let value = |obj: &mut dyn Objective, w: &[f64]| 0.5 * dot(w, w) + coef * obj.eval(w, None);
     let (mut g, mut h) = (vec![0.0; d], vec![0.0; d * d]);
-    let mut derivs = |obj: &mut dyn Objective, w: &[f64], g: &mut [f64], h: &mut [f64]| {
+    let derivs = |obj: &mut dyn Objective, w: &[f64], g: &mut [f64], h: &mut [f64]| {
         let f = 0.5 * dot(w, w) + coef * obj.eval(w, Some((&mut *g, &mut *h)));
         for (gk, &wk) in g.iter_mut().zip(w) {
             *gk = wk + coef * *gk;
@@ -172,7 +172,7 @@ fn newton(
         let delta = cholesky::solve(&h, &neg_g, PivotFloor::Largest(0.0))
             .map_err(|e| Error::fit(INFO.id, format!("Newton system: {e}")))?;
         let decrement = dot(&neg_g, &delta);
-        if !(decrement > tol * f) {
+        if decrement.is_nan() || decrement <= tol * f {
             converged = true;
             break;
         }

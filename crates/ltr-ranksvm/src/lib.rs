@@ -247,7 +247,7 @@ impl RankSvm {
             ));
         }
         let mut oracle = built.ok_or_else(no_pairs)?;
-        if !(oracle.total_weight() > 0.0) {
+        if oracle.total_weight() <= 0.0 {
             return Err(Error::fit(INFO.id, "every pair has weight 0"));
         }
         self.solve_hinge(&mut oracle, train)
