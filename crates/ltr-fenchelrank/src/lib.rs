@@ -292,30 +292,38 @@ impl<'a> Solver<'a> {
         self.g.iter_mut().for_each(|x| *x *= inv_p);
     }
 
-    /// `(phi'(t), phi''(t))` along `q` at the prepared point (the curvature from its active
-    /// pairs).
-    fn derivs(&mut self) -> (f64, f64) {
-        self.pairs.active_gram(&self.q, &mut self.rho);
-        let (mut d1, mut d2) = (0.0, 0.0);
+    /// `phi'(t)` along `q` at the prepared point.
+    fn slope(&self) -> f64 {
+        let mut d1 = 0.0;
         for r in &self.ranges {
             for i in r.clone() {
                 d1 += self.gamma[i] * self.q[i];
+            }
+        }
+        self.inv_p * d1
+    }
+
+    /// `phi''(t)` along `q` at the prepared point (the curvature from its active pairs).
+    fn curvature(&mut self) -> f64 {
+        self.pairs.active_gram(&self.q, &mut self.rho);
+        let mut d2 = 0.0;
+        for r in &self.ranges {
+            for i in r.clone() {
                 d2 += self.rho[i] * self.q[i];
             }
         }
-        (self.inv_p * d1, 2.0 * self.inv_p * d2)
+        2.0 * self.inv_p * d2
     }
 
-    /// Prepares the point `z + t q` (into `zt`): `(phi(t), phi'(t), phi''(t))`.
-    fn trial(&mut self, t: f64) -> (f64, f64, f64) {
+    /// Prepares the point `z + t q` (into `zt`): `(phi(t), phi'(t))`.
+    fn trial(&mut self, t: f64) -> (f64, f64) {
         for r in &self.ranges {
             for i in r.clone() {
                 self.zt[i] = self.z[i] + t * self.q[i];
             }
         }
         let f = self.inv_p * self.pairs.loss_grad(&self.zt, &mut self.gamma);
-        let (d1, d2) = self.derivs();
-        (f, d1, d2)
+        (f, self.slope())
     }
 
     /// Pairwise Frank-Wolfe on the ball of radius `r` from `w` (inside it), in place.
@@ -392,16 +400,18 @@ impl<'a> Solver<'a> {
     /// is known to decrease `F` (rounding at the optimum).
     fn line_search(&mut self, f0: f64, slope: f64, tmax: f64) -> Option<(f64, f64)> {
         // The curvature at t = 0, from the pairs prepared at z.
-        let (_, c0) = self.derivs();
+        let c0 = self.curvature();
         let mut t = if c0 > 0.0 { (slope / c0).min(tmax) } else { tmax };
         let (mut lo, mut hi) = (0.0_f64, tmax);
         let (mut ft, mut dt) = (f64::INFINITY, f64::NAN);
         for _ in 0..50 {
-            let (f, d1, d2) = self.trial(t);
+            let (f, d1) = self.trial(t);
             (ft, dt) = (f, d1);
             if d1.abs() <= 0.01 * slope || (d1 < 0.0 && t >= tmax) {
                 break;
             }
+            // Only a step that needs correcting pays for the curvature.
+            let d2 = self.curvature();
             if d1 < 0.0 {
                 lo = t;
             } else {
@@ -423,7 +433,7 @@ impl<'a> Solver<'a> {
         }
         // Past the minimum and no visible decrease: the bracket's lower end, if it moved.
         if lo > 0.0 {
-            let (f, _, _) = self.trial(lo);
+            let (f, _) = self.trial(lo);
             return Some((lo, f));
         }
         None
