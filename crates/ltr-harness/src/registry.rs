@@ -157,6 +157,10 @@ registry! {
     LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK, Metric::Ndcg(10);
     ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET, Metric::Ndcg(10);
     ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE, Metric::Ndcg(10);
+    RankSvmEnsemble => "ranksvm-ensemble", ltr_ranksvm_ensemble::EnsembleParams, ltr_ranksvm_ensemble::INFO, Metric::Map;
+    IrSvm => "ir-svm", ltr_irsvm::IrSvmParams, ltr_irsvm::INFO, Metric::Map;
+    RankLr => "ranklr", ltr_ranklr::RankLrParams, ltr_ranklr::INFO, Metric::Map;
+    FenchelRank => "fenchelrank", ltr_fenchelrank::FenchelRankParams, ltr_fenchelrank::INFO, Metric::Map;
 }
 
 /// One parameter as `ltr algorithms` prints it.

@@ -16,7 +16,8 @@
 //! 1. `xi = max(0, max_{k in W} b_k - a_k.w)`, the slack the working set allows at `w`;
 //! 2. the oracle returns the most violated constraint `(a, b)` at `w` and `H(w) = b - a.w`;
 //! 3. stop when `H(w) - xi <= eps_abs` (svm_struct's `ceps <= epsilon`), where, as in
-//!    `svm_rank -l 1`, `eps_abs = epsilon * P / Q` (`P` pairs; `P/Q = H(0)`, the largest loss);
+//!    `svm_rank -l 1`, `eps_abs = epsilon * P / Q` (`P` pairs; `P/Q = H(0)`, the largest loss;
+//!    with pair weights `P` is their sum, still `Q H(0)`);
 //! 4. otherwise add `(a, b)` to `W` and re-solve the QP over `W` in its dual
 //!    `max_alpha sum_k alpha_k b_k - 1/2 |sum_k alpha_k a_k|^2`, `alpha >= 0`,
 //!    `sum_k alpha_k <= c`, with `w = sum_k alpha_k a_k`;
@@ -212,7 +213,7 @@ pub(crate) fn solve(
     max_iter: usize,
 ) -> Solution {
     let inv_q = 1.0 / n_queries as f64;
-    let h0 = oracle.n_pairs() as f64 * inv_q;
+    let h0 = oracle.total_weight() * inv_q;
     let eps_abs = epsilon * h0;
     // Dual precision: far below the outer tolerance, floored near rounding level.
     let qp_tol = (1e-3 * eps_abs).max(1e-14 * h0);
@@ -250,7 +251,7 @@ pub(crate) fn solve(
         }
         a_new.iter_mut().for_each(|x| *x *= inv_q);
         round += 1;
-        ws.add(&a_new, v.count as f64 * inv_q, round);
+        ws.add(&a_new, v.weight * inv_q, round);
         let (solves, steps) = ws.solve_qp(c, qp_tol);
         qp_solves += solves;
         smo_steps += steps;

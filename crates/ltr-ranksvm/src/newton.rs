@@ -19,13 +19,13 @@
 use ltr_core::Dataset;
 use ltr_linear::dot;
 
-use crate::pairs::QueryPairs;
+use crate::pairs::SquaredHingePairs;
 
 /// The training problem: the data, the per-query pair structures and buffers.
 #[derive(Debug)]
 pub(crate) struct Problem<'a> {
     data: &'a Dataset,
-    queries: Vec<QueryPairs>,
+    pairs: SquaredHingePairs,
     /// `c / Q`.
     coef: f64,
     /// Scores, loss derivative and Hessian scratch, one entry per document.
@@ -46,15 +46,11 @@ pub(crate) struct Solution {
 impl<'a> Problem<'a> {
     /// The problem for `data` with trade-off `c`; `None` when no query has two grades.
     pub(crate) fn new(data: &'a Dataset, c: f64) -> Option<Self> {
-        let queries: Vec<QueryPairs> =
-            data.queries().filter_map(|q| QueryPairs::new(q.start, q.labels)).collect();
-        if queries.is_empty() {
-            return None;
-        }
+        let pairs = SquaredHingePairs::new(data)?;
         let n = data.n_docs();
         Some(Self {
             data,
-            queries,
+            pairs,
             coef: c / data.n_queries() as f64,
             z: vec![0.0; n],
             gamma: vec![0.0; n],
@@ -64,7 +60,7 @@ impl<'a> Problem<'a> {
 
     /// Number of pairs `(i, j)` with `y_i > y_j` over all queries.
     pub(crate) fn n_pairs(&self) -> u64 {
-        self.queries.iter().map(QueryPairs::n_pairs).sum()
+        self.pairs.n_pairs()
     }
 
     fn n_features(&self) -> usize {
@@ -72,9 +68,9 @@ impl<'a> Problem<'a> {
     }
 
     /// `out = X v` over the documents of queries with pairs.
-    fn scores_into(data: &Dataset, queries: &[QueryPairs], v: &[f64], out: &mut [f64]) {
-        for q in queries {
-            for (i, o) in (q.start..).zip(&mut out[q.start..q.start + q.len()]) {
+    fn scores_into(data: &Dataset, pairs: &SquaredHingePairs, v: &[f64], out: &mut [f64]) {
+        for r in pairs.query_ranges() {
+            for (i, o) in r.clone().zip(&mut out[r]) {
                 *o = dot(v, data.row(i));
             }
         }
@@ -83,8 +79,8 @@ impl<'a> Problem<'a> {
     /// `out = X^T a` over the documents of queries with pairs.
     fn transpose_into(&self, a: &[f64], out: &mut [f64]) {
         out.iter_mut().for_each(|o| *o = 0.0);
-        for q in &self.queries {
-            for (i, &ai) in (q.start..).zip(&a[q.start..q.start + q.len()]) {
+        for r in self.pairs.query_ranges() {
+            for (i, &ai) in r.clone().zip(&a[r]) {
                 if ai != 0.0 {
                     for (o, &x) in out.iter_mut().zip(self.data.row(i)) {
                         *o += ai * f64::from(x);
@@ -97,25 +93,17 @@ impl<'a> Problem<'a> {
     /// Prepares every query at the scores in `self.z`; returns the summed squared-hinge loss
     /// (unscaled) and leaves its score derivative in `self.gamma`.
     fn prepare(&mut self) -> f64 {
-        let mut loss = 0.0;
-        for q in &mut self.queries {
-            let r = q.start..q.start + q.len();
-            loss += q.prepare(&self.z[r.clone()], &mut self.gamma[r]);
-        }
-        loss
+        self.pairs.loss_grad(&self.z, &mut self.gamma)
     }
 
     /// `self.rho = A^T A p` for the active pairs of the last `prepare`.
     fn hess_scores(&mut self, p: &[f64]) {
-        for q in &mut self.queries {
-            let r = q.start..q.start + q.len();
-            q.hess_apply(&p[r.clone()], &mut self.rho[r]);
-        }
+        self.pairs.active_gram(p, &mut self.rho);
     }
 
     /// `f(w)` and its gradient; leaves the problem prepared at `w` for [`Self::hess_vec`].
     pub(crate) fn objective_grad(&mut self, w: &[f64], grad: &mut [f64]) -> f64 {
-        Self::scores_into(self.data, &self.queries, w, &mut self.z);
+        Self::scores_into(self.data, &self.pairs, w, &mut self.z);
         let loss = self.prepare();
         let gamma = std::mem::take(&mut self.gamma);
         self.transpose_into(&gamma, grad);
@@ -128,7 +116,7 @@ impl<'a> Problem<'a> {
 
     /// `H v` at the point of the last [`Self::objective_grad`]; `pv` is scratch (one per document).
     pub(crate) fn hess_vec(&mut self, v: &[f64], pv: &mut [f64], out: &mut [f64]) {
-        Self::scores_into(self.data, &self.queries, v, pv);
+        Self::scores_into(self.data, &self.pairs, v, pv);
         self.hess_scores(pv);
         let rho = std::mem::take(&mut self.rho);
         self.transpose_into(&rho, out);
@@ -140,16 +128,15 @@ impl<'a> Problem<'a> {
 
     /// The loss part of `phi'(t)` and `phi''(t)` along scores `z0 + t q`.
     fn line_derivs(&mut self, z0: &[f64], q: &[f64], t: f64) -> (f64, f64) {
-        for qp in &self.queries {
-            for i in qp.start..qp.start + qp.len() {
+        for r in self.pairs.query_ranges() {
+            for i in r {
                 self.z[i] = z0[i] + t * q[i];
             }
         }
         self.prepare();
         self.hess_scores(q);
         let (mut d1, mut d2) = (0.0, 0.0);
-        for qp in &self.queries {
-            let r = qp.start..qp.start + qp.len();
+        for r in self.pairs.query_ranges() {
             for ((g, h), qi) in self.gamma[r.clone()].iter().zip(&self.rho[r.clone()]).zip(&q[r]) {
                 d1 += g * qi;
                 d2 += h * qi;
@@ -208,8 +195,8 @@ impl<'a> Problem<'a> {
                 break;
             }
             // Exact line search on phi(t) = f(w + t delta).
-            Self::scores_into(self.data, &self.queries, &w, &mut z0);
-            Self::scores_into(self.data, &self.queries, &delta, &mut q);
+            Self::scores_into(self.data, &self.pairs, &w, &mut z0);
+            Self::scores_into(self.data, &self.pairs, &delta, &mut q);
             let (wd, dd) = (dot(&w, &delta), dot(&delta, &delta));
             let t = self.line_search(&z0, &q, wd, dd);
             w.iter_mut().zip(&delta).for_each(|(w, d)| *w += t * d);

@@ -30,6 +30,17 @@
 //! `O(n log L)` (`O(n L)` with `L <= 8` levels) for the sweeps.
 //! Both sweeps evaluate the same predicate on the same pair, so the two counts agree exactly.
 //!
+//! # Weighted pairs
+//!
+//! With pair weights ([`HingeOracle::new_weighted`]: pair `(i, j)` of query `q` weighs
+//! `c_q(y_i, y_j) >= 0`, a function of the query and the two grades, as IR-SVM's
+//! `tau_k mu_q`), the loss is `sum w_ij max(0, 1 - (z_i - z_j))`, `b` sums the weights of the
+//! violating pairs and `gamma_k` their signed weights. The same sweeps keep plain per-level
+//! counts of the passed documents, and a document's weighted count is `sum_l count_l c(l, .)`
+//! over the other levels: `O(n log n + n L)` per query. The counts are integers and the weights
+//! multiply them once per level, so with every weight 1 each sum is an exact integer and the
+//! weighted evaluation equals the unweighted one bit for bit.
+//!
 //! Work is split into a fixed partition of consecutive queries (chunks of about
 //! [`CHUNK_DOCS`] documents, independent of the thread count); chunks run in parallel with
 //! rayon and their partial sums are reduced in chunk order, so results are bit-identical at any
@@ -51,6 +62,9 @@ struct QuerySpec {
     len: usize,
     /// Number of distinct grades.
     levels: usize,
+    /// Weighted oracles: offset of the query's `levels x levels` weight matrix (row: the
+    /// higher level, column: the lower) in [`HingeOracle::weights`].
+    woff: usize,
 }
 
 /// A fixed block of consecutive queries with its own scratch space and partial sums.
@@ -63,10 +77,13 @@ struct Chunk {
     a: Vec<f64>,
     count: u64,
     hinge: f64,
+    /// Weighted oracles: the violating pairs' summed weight.
+    weight: f64,
     /// Scratch, sized for the chunk's longest query.
     z: Vec<f64>,
     keyed: Vec<(f64, u64)>,
     gamma: Vec<i64>,
+    wgamma: Vec<f64>,
     counts: Vec<u32>,
 }
 
@@ -80,27 +97,48 @@ pub(crate) struct HingeOracle<'a> {
     level: Vec<u8>,
     chunks: Vec<Chunk>,
     n_pairs: u64,
+    /// The pair weights' matrices (empty: unweighted, every weight 1).
+    weights: Vec<f64>,
+    /// The sum of every pair's weight (`n_pairs` unweighted).
+    total_weight: f64,
 }
 
 /// What one evaluation returns besides the subgradient.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct OracleValue {
-    /// Number of margin-violating pairs, over all queries.
-    pub(crate) count: u64,
-    /// Sum over violating pairs of `1 - (z_i - z_j)` (unscaled: not divided by `Q`).
+    /// Summed weight of the margin-violating pairs over all queries (their number, unweighted).
+    pub(crate) weight: f64,
+    /// Sum over violating pairs of `w_ij (1 - (z_i - z_j))` (unscaled: not divided by `Q`).
     pub(crate) hinge: f64,
 }
+
+/// Weight of a pair from its query's index in the data set and its two grades (higher first).
+pub(crate) type WeightFn<'w> = &'w dyn Fn(usize, u8, u8) -> f64;
 
 impl<'a> HingeOracle<'a> {
     /// The oracle for `data`; `None` when no query has two distinct grades.
     pub(crate) fn new(data: &'a Dataset) -> Option<Self> {
+        Self::build(data, None)
+    }
+
+    /// The oracle with pair weights: pair `(i, j)` of query `q` (index in `data`) weighs
+    /// `weight(q, y_i, y_j)` (finite, `>= 0`: checked by the caller). `None` when no query has
+    /// two distinct grades.
+    pub(crate) fn new_weighted(data: &'a Dataset, weight: WeightFn<'_>) -> Option<Self> {
+        Self::build(data, Some(weight))
+    }
+
+    fn build(data: &'a Dataset, weight: Option<WeightFn<'_>>) -> Option<Self> {
         let mut level = vec![0u8; data.n_docs()];
         let mut queries = Vec::new();
         let mut n_pairs = 0u64;
+        let mut weights = Vec::new();
+        let mut total_weight = 0.0;
         let mut seen = [false; 256];
         let mut rank = [0u8; 256];
+        let mut grade_of = [0u8; 256];
         let mut size = [0u64; 256];
-        for q in data.queries() {
+        for (qi, q) in data.queries().enumerate() {
             seen.iter_mut().for_each(|s| *s = false);
             for &g in q.labels {
                 seen[usize::from(g)] = true;
@@ -109,6 +147,7 @@ impl<'a> HingeOracle<'a> {
             for g in 0..256 {
                 if seen[g] {
                     rank[g] = levels as u8;
+                    grade_of[levels] = g as u8;
                     size[levels] = 0;
                     levels += 1;
                 }
@@ -126,10 +165,24 @@ impl<'a> HingeOracle<'a> {
                 n_pairs += s * below;
                 below += s;
             }
-            queries.push(QuerySpec { start: q.start, len: q.len(), levels });
+            let woff = weights.len();
+            if let Some(weight) = weight {
+                weights.resize(woff + levels * levels, 0.0);
+                for hi in 1..levels {
+                    for lo in 0..hi {
+                        let c = weight(qi, grade_of[hi], grade_of[lo]);
+                        weights[woff + hi * levels + lo] = c;
+                        total_weight += c * (size[hi] * size[lo]) as f64;
+                    }
+                }
+            }
+            queries.push(QuerySpec { start: q.start, len: q.len(), levels, woff });
         }
         if queries.is_empty() {
             return None;
+        }
+        if weight.is_none() {
+            total_weight = n_pairs as f64;
         }
         let d = data.n_features();
         let mut chunks = Vec::new();
@@ -148,19 +201,26 @@ impl<'a> HingeOracle<'a> {
                 a: vec![0.0; d],
                 count: 0,
                 hinge: 0.0,
+                weight: 0.0,
                 z: vec![0.0; longest],
                 keyed: vec![(0.0, 0); longest],
                 gamma: vec![0; longest],
+                wgamma: if weight.is_some() { vec![0.0; longest] } else { Vec::new() },
                 counts: vec![0; levels + 1],
             });
             first = end;
         }
-        Some(Self { data, queries, level, chunks, n_pairs })
+        Some(Self { data, queries, level, chunks, n_pairs, weights, total_weight })
     }
 
     /// Number of pairs `(i, j)` with `y_i > y_j` over all queries.
     pub(crate) fn n_pairs(&self) -> u64 {
         self.n_pairs
+    }
+
+    /// The summed weight of all pairs (the loss at `w = 0`; `n_pairs` unweighted).
+    pub(crate) fn total_weight(&self) -> f64 {
+        self.total_weight
     }
 
     /// Whether every feature of the documents in queries with pairs is finite.
@@ -173,18 +233,23 @@ impl<'a> HingeOracle<'a> {
     /// Evaluates at `w`: writes `X^T gamma` (unscaled) into `a` and returns the violating pair
     /// count and hinge sum.
     pub(crate) fn eval(&mut self, w: &[f64], a: &mut [f64]) -> OracleValue {
-        let (data, queries, level) = (self.data, &self.queries, &self.level);
-        self.chunks.par_iter_mut().for_each(|ch| ch.eval(data, &queries[ch.first..ch.end], level, w));
+        let (data, queries, level, weights) = (self.data, &self.queries, &self.level, &self.weights);
+        let weighted = !weights.is_empty();
+        self.chunks.par_iter_mut().for_each(|ch| {
+            let qs = &queries[ch.first..ch.end];
+            if weighted { ch.eval_weighted(data, qs, level, weights, w) } else { ch.eval(data, qs, level, w) }
+        });
         a.iter_mut().for_each(|x| *x = 0.0);
-        let (mut count, mut hinge) = (0u64, 0.0);
+        let (mut count, mut weight, mut hinge) = (0u64, 0.0, 0.0);
         for ch in &self.chunks {
             for (x, y) in a.iter_mut().zip(&ch.a) {
                 *x += y;
             }
             count += ch.count;
+            weight += ch.weight;
             hinge += ch.hinge;
         }
-        OracleValue { count, hinge }
+        OracleValue { weight: if weighted { weight } else { count as f64 }, hinge }
     }
 }
 
@@ -220,6 +285,47 @@ impl Chunk {
             }
             self.count += count;
             self.hinge += count as f64 - gz;
+        }
+    }
+
+    /// [`Self::eval`] with pair weights: the same sums, `gamma` and the count weighted.
+    fn eval_weighted(
+        &mut self,
+        data: &Dataset,
+        queries: &[QuerySpec],
+        level: &[u8],
+        weights: &[f64],
+        w: &[f64],
+    ) {
+        let d = data.n_features();
+        let features = data.features();
+        self.a.iter_mut().for_each(|x| *x = 0.0);
+        self.weight = 0.0;
+        self.hinge = 0.0;
+        for q in queries {
+            let n = q.len;
+            let rows = &features[q.start * d..(q.start + n) * d];
+            let (z, keyed, gamma) = (&mut self.z[..n], &mut self.keyed[..n], &mut self.wgamma[..n]);
+            let lv = &level[q.start..q.start + n];
+            for (k, zk) in z.iter_mut().enumerate() {
+                *zk = dot_lanes(w, &rows[k * d..(k + 1) * d]);
+                keyed[k] = (*zk, pack(k, lv[k]));
+            }
+            let c = &weights[q.woff..q.woff + q.levels * q.levels];
+            let weight = weighted_violations(keyed, q.levels, c, gamma, &mut self.counts);
+            // As unweighted: sum w_ij (1 - (z_i - z_j)) = weight - sum_k gamma_k z_k.
+            let mut gz = 0.0;
+            for (k, &g) in gamma.iter().enumerate() {
+                if g != 0.0 {
+                    gz += g * z[k];
+                    let row = &rows[k * d..(k + 1) * d];
+                    for (x, &r) in self.a.iter_mut().zip(row) {
+                        *x += g * f64::from(r);
+                    }
+                }
+            }
+            self.weight += weight;
+            self.hinge += weight - gz;
         }
     }
 }
@@ -335,6 +441,63 @@ fn sweeps<C: LevelCounts>(keyed: &[(f64, u64)], gamma: &mut [i64], t: &mut [u32]
         count += u64::from(lower);
     }
     count
+}
+
+/// [`count_violations`] with pair weights: `c[hi * levels + lo]` is the weight of a pair whose
+/// higher document has level `hi` and lower `lo`. Writes the signed weighted counts into
+/// `gamma` and returns the violating pairs' summed weight; `counts` is scratch with at least
+/// `levels` entries. `O(n log n + n * levels)`.
+pub(crate) fn weighted_violations(
+    keyed: &mut [(f64, u64)],
+    levels: usize,
+    c: &[f64],
+    gamma: &mut [f64],
+    counts: &mut [u32],
+) -> f64 {
+    keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    gamma.iter_mut().for_each(|g| *g = 0.0);
+    let n = keyed.len();
+    let (idx, lev) = (|v: u64| (v >> 8) as usize, |v: u64| (v & 0xff) as usize);
+    let t = &mut counts[..levels];
+
+    // Lower document j, ascending score: the violating higher partners are a growing prefix.
+    t.iter_mut().for_each(|x| *x = 0);
+    let mut p = 0usize;
+    for &(zj, j) in keyed.iter() {
+        while p < n && keyed[p].0 - zj < 1.0 {
+            t[lev(keyed[p].1)] += 1;
+            p += 1;
+        }
+        let lj = lev(j);
+        let mut s = 0.0;
+        for (l, &cnt) in t.iter().enumerate().skip(lj + 1) {
+            if cnt != 0 {
+                s += f64::from(cnt) * c[l * levels + lj];
+            }
+        }
+        gamma[idx(j)] -= s;
+    }
+
+    // Higher document i, descending score: the violating lower partners are a growing suffix.
+    t.iter_mut().for_each(|x| *x = 0);
+    let mut p = n;
+    let mut total = 0.0;
+    for &(zi, i) in keyed.iter().rev() {
+        while p > 0 && zi - keyed[p - 1].0 < 1.0 {
+            p -= 1;
+            t[lev(keyed[p].1)] += 1;
+        }
+        let li = lev(i);
+        let mut s = 0.0;
+        for (l, &cnt) in t.iter().enumerate().take(li) {
+            if cnt != 0 {
+                s += f64::from(cnt) * c[li * levels + l];
+            }
+        }
+        gamma[idx(i)] += s;
+        total += s;
+    }
+    total
 }
 
 #[cfg(test)]
@@ -464,11 +627,74 @@ mod tests {
                 }
             }
             assert_eq!(oracle.n_pairs(), pairs);
-            assert_eq!(v.count, count);
+            assert_eq!(v.weight, count as f64);
             assert!((v.hinge - hinge).abs() <= 1e-12 * hinge.max(1.0), "{} vs {hinge}", v.hinge);
             for (x, y) in a.iter().zip(&ab) {
                 assert!((x - y).abs() <= 1e-12 * y.abs().max(1.0), "{a:?} vs {ab:?}");
             }
+        }
+    }
+
+    #[test]
+    fn weighted_oracle_equals_weighted_all_pairs_and_unit_weights_the_unweighted_one() {
+        let d = 3;
+        let mut rng = Rng::new(12);
+        for trial in 0..30 {
+            let mut b = DatasetBuilder::new(d);
+            let n_queries = 1 + rng.index(40);
+            for q in 0..n_queries {
+                b.start_query(&q.to_string());
+                for _ in 0..1 + rng.index(50) {
+                    let row: Vec<f32> = (0..d).map(|_| rng.below(9) as f32 / 4.0 - 1.0).collect();
+                    // Grades 0, 2, 3, 5: levels differ from grades.
+                    b.push_doc([0, 2, 3, 5][rng.index(4)], &row, None).unwrap();
+                }
+            }
+            let data = b.finish().unwrap();
+            // A weight per (query, higher grade, lower grade), some of them 0.
+            let weight = |q: usize, hi: u8, lo: u8| {
+                ((q * 7 + usize::from(hi) * 3 + usize::from(lo)) % 5) as f64 * 0.75
+            };
+            let Some(mut oracle) = HingeOracle::new_weighted(&data, &weight) else { continue };
+            let w: Vec<f64> = (0..d)
+                .map(|_| if trial % 2 == 0 { rng.below(5) as f64 - 2.0 } else { rng.normal() })
+                .collect();
+            let mut a = vec![0.0; d];
+            let v = oracle.eval(&w, &mut a);
+            let z: Vec<f64> = data.rows().map(|r| dot_lanes(&w, r)).collect();
+            let (mut total, mut viol, mut hinge, mut ab) = (0.0, 0.0, 0.0, vec![0.0; d]);
+            for (qi, q) in data.queries().enumerate() {
+                for i in q.range() {
+                    for j in q.range() {
+                        let (yi, yj) = (data.labels()[i], data.labels()[j]);
+                        if yi > yj {
+                            let c = weight(qi, yi, yj);
+                            total += c;
+                            if z[i] - z[j] < 1.0 {
+                                viol += c;
+                                hinge += c * (1.0 - (z[i] - z[j]));
+                                for (k, x) in ab.iter_mut().enumerate() {
+                                    *x += c * (f64::from(data.row(i)[k]) - f64::from(data.row(j)[k]));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs().max(1.0);
+            assert!(close(oracle.total_weight(), total), "{} vs {total}", oracle.total_weight());
+            assert!(close(v.weight, viol) && close(v.hinge, hinge), "{v:?} vs {viol} {hinge}");
+            assert!(a.iter().zip(&ab).all(|(x, y)| close(*x, *y)), "{a:?} vs {ab:?}");
+
+            // Every weight 1: bit for bit the unweighted oracle.
+            let mut unit = HingeOracle::new_weighted(&data, &|_, _, _| 1.0).unwrap();
+            let mut plain = HingeOracle::new(&data).unwrap();
+            assert_eq!(unit.total_weight(), plain.n_pairs() as f64);
+            let (mut au, mut ap) = (vec![0.0; d], vec![0.0; d]);
+            let (vu, vp) = (unit.eval(&w, &mut au), plain.eval(&w, &mut ap));
+            assert_eq!(vu.weight.to_bits(), vp.weight.to_bits());
+            assert_eq!(vu.hinge.to_bits(), vp.hinge.to_bits());
+            assert!(au.iter().zip(&ap).all(|(x, y)| x.to_bits() == y.to_bits()));
         }
     }
 }
