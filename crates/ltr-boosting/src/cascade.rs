@@ -626,6 +626,7 @@ pub fn boost_cascade<S: WeakSource>(
         max_rounds: cfg.max_rounds,
         no_reselect: cfg.no_reselect,
         require_improvement: cfg.require_improvement,
+        patience: 0,
     };
     let driven = drive(&mut rule, train, valid, &settings)?;
     let stages = driven.rounds.into_iter().map(|r| r.weak).collect();

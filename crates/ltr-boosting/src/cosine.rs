@@ -66,6 +66,10 @@ pub struct CosineConfig {
     pub no_reselect: bool,
     /// Only accept a weak ranker that lowers the training loss, and stop when none does.
     pub require_improvement: bool,
+    /// With validation: stop after this many rounds without a better validation measure
+    /// (0: never). The loss keeps falling slowly long after the validation measure has
+    /// stopped rising, so this mostly saves time.
+    pub early_stopping_rounds: usize,
     /// Leave out queries with a single grade (their target is constant, so the cosine only
     /// rewards scoring all their documents alike, which does not change their ranking).
     /// Queries whose target is zero (no relevant document) are always left out: their
@@ -76,7 +80,8 @@ pub struct CosineConfig {
 impl CosineConfig {
     /// The defaults: target `gain`, 200 rounds, re-selection allowed (the weight of a weak
     /// ranker is only approximately optimal, so adding it again refines it), improvement
-    /// required, single-grade queries left out.
+    /// required, early stopping after 50 rounds without a better validation measure,
+    /// single-grade queries left out.
     pub fn new(algorithm: &'static str) -> Self {
         Self {
             algorithm,
@@ -84,6 +89,7 @@ impl CosineConfig {
             max_rounds: 200,
             no_reselect: false,
             require_improvement: true,
+            early_stopping_rounds: 50,
             skip_uninformative: true,
         }
     }
@@ -375,6 +381,7 @@ pub fn boost_cosine<S: WeakSource>(
         max_rounds: cfg.max_rounds,
         no_reselect: cfg.no_reselect,
         require_improvement: cfg.require_improvement,
+        patience: cfg.early_stopping_rounds,
     };
     let driven = drive(&mut rule, train, valid, &settings)?;
     Ok(BoostOutcome {
@@ -517,5 +524,12 @@ mod tests {
         let first = one.trace.iter().position(|r| r.valid_measure == Some(best)).unwrap();
         assert_eq!(one.best_rounds, first + 1);
         assert_eq!(one.model.len(), first + 1);
+        // Patience: the loop stops 3 rounds after its best validation round, same model.
+        let early = CosineConfig { early_stopping_rounds: 3, ..c };
+        let out = boost_cosine(&mut FeatureSource::new(6, false), &train, Some(&valid), &early).unwrap();
+        let best = out.trace.iter().map(|r| r.valid_measure.unwrap()).fold(f64::NEG_INFINITY, f64::max);
+        let first = out.trace.iter().position(|r| r.valid_measure == Some(best)).unwrap();
+        assert_eq!((out.stop, out.trace.len()), (StopReason::EarlyStop, first + 4));
+        assert_eq!(out.trace[..], one.trace[..first + 4]);
     }
 }

@@ -29,6 +29,9 @@ pub(crate) struct LoopSettings {
     /// Accept a candidate only if [`Rule::improves`] says so (round 1 excepted); stop when
     /// none does.
     pub require_improvement: bool,
+    /// With validation: stop after this many rounds without a better validation measure
+    /// (0: never).
+    pub patience: usize,
 }
 
 /// What accepting a candidate reports back to the driver.
@@ -182,6 +185,10 @@ pub(crate) fn drive<R: Rule>(
         prev_group = Some(group);
         if acc.perfect {
             stop = StopReason::Perfect;
+            break;
+        }
+        if best.should_stop(t, cfg.patience) {
+            stop = StopReason::EarlyStop;
             break;
         }
     }

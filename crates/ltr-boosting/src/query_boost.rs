@@ -133,6 +133,8 @@ pub enum StopReason {
     /// The last weak ranker was perfect on the weighted queries, or the ensemble is perfect
     /// on every query of the loop.
     Perfect,
+    /// The validation measure did not improve for the configured number of rounds.
+    EarlyStop,
 }
 
 /// One played round.
@@ -359,6 +361,7 @@ pub fn boost<S: WeakSource>(
         max_rounds: cfg.max_rounds,
         no_reselect: cfg.no_reselect,
         require_improvement: cfg.require_improvement,
+        patience: 0,
     };
     let driven = drive(&mut rule, train, valid, &settings)?;
     Ok(BoostOutcome {
