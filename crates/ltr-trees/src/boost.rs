@@ -380,7 +380,8 @@ mod tests {
         let d = data(200);
         let y: Vec<f64> = d.labels().iter().map(|&y| f64::from(y)).collect();
         let z: Vec<f64> = d.rows().map(|r| f64::from(r[0]) * 2.0 - f64::from(r[2])).collect();
-        let multi = boost_multi(&d, None, &mut Two(y.clone(), z.clone()), &cfg(8, 0), &mut Rng::new(0)).unwrap();
+        let multi =
+            boost_multi(&d, None, &mut Two(y.clone(), z.clone()), &cfg(8, 0), &mut Rng::new(0)).unwrap();
         let a = boost(&d, None, &mut L2(y), &cfg(8, 0), &mut Rng::new(0)).unwrap();
         let b = boost(&d, None, &mut L2(z), &cfg(8, 0), &mut Rng::new(0)).unwrap();
         assert_eq!(multi.ensembles, vec![a.ensemble.clone(), b.ensemble.clone()]);
@@ -389,7 +390,8 @@ mod tests {
         let m = Replay(Mutex::new(vec![0.1, 0.2, 0.5, 0.3, 0.3, 0.3]));
         let v = Validation { data: &d, measure: &m };
         let y: Vec<f64> = d.labels().iter().map(|&y| f64::from(y)).collect();
-        let out = boost_multi(&d, Some(&v), &mut Two(y, vec![0.0; 200]), &cfg(6, 0), &mut Rng::new(0)).unwrap();
+        let out =
+            boost_multi(&d, Some(&v), &mut Two(y, vec![0.0; 200]), &cfg(6, 0), &mut Rng::new(0)).unwrap();
         assert_eq!(out.valid_history.len(), 6);
         assert!(out.ensembles.iter().all(|e| e.trees.len() == 3));
     }
