@@ -140,6 +140,9 @@ registry! {
     LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK, Metric::Ndcg(10);
     ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET, Metric::Ndcg(10);
     ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE, Metric::Ndcg(10);
+    RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO, Metric::Map;
+    Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO, Metric::Map;
+    McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO, Metric::Ndcg(10);
 }
 
 /// The registered ids, comma-separated (for messages).
