@@ -160,32 +160,16 @@ impl MultiObjective for SoftmaxObjective<'_> {
     fn gradients(&mut self, scores: &[f64], gradients: &mut [f32], hessians: &mut [f32]) -> Result<()> {
         let (n, k_out) = (self.labels.len(), self.n_classes);
         let factor = k_out as f64 / (k_out as f64 - 1.0);
-        // Per document (rows are independent), then scattered into the class columns.
-        let per_doc: Vec<[Vec<f32>; 2]> = (0..n)
-            .into_par_iter()
-            .with_min_len(1024)
-            .map_init(
-                || (vec![0.0; k_out], vec![0.0; k_out]),
-                |(f, p), i| {
-                    for (k, fk) in f.iter_mut().enumerate() {
-                        *fk = scores[k * n + i];
-                    }
-                    softmax(f, p);
-                    let y = usize::from(self.labels[i]);
-                    let g = p
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &pk)| (pk - f64::from(u8::from(k == y))) as f32)
-                        .collect();
-                    let h = p.iter().map(|&pk| (factor * pk * (1.0 - pk)) as f32).collect();
-                    [g, h]
-                },
-            )
-            .collect();
-        for (i, [g, h]) in per_doc.iter().enumerate() {
-            for k in 0..k_out {
-                gradients[k * n + i] = g[k];
-                hessians[k * n + i] = h[k];
+        // One pass over the documents (a few exponentials each: cheap next to the trees).
+        let (mut f, mut p) = (vec![0.0; k_out], vec![0.0; k_out]);
+        for (i, &y) in self.labels.iter().enumerate() {
+            for (k, fk) in f.iter_mut().enumerate() {
+                *fk = scores[k * n + i];
+            }
+            softmax(&f, &mut p);
+            for (k, &pk) in p.iter().enumerate() {
+                gradients[k * n + i] = (pk - f64::from(u8::from(k == usize::from(y)))) as f32;
+                hessians[k * n + i] = (factor * pk * (1.0 - pk)) as f32;
             }
         }
         Ok(())
