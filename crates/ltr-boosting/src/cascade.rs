@@ -163,7 +163,9 @@ impl<W: WeakRanker> Cascade<W> {
 
     /// The cost of ranking every query of `data` (an error when the feature count differs).
     pub fn cost(&self, data: &Dataset) -> Result<CascadeCost> {
-        check_scoring(self.n_features, data, &vec![0.0; data.n_docs()])?;
+        if data.n_features() != self.n_features {
+            return Err(Error::FeatureCount { expected: self.n_features, found: data.n_features() });
+        }
         let state = self.run(data);
         let nq = data.n_queries().max(1) as f64;
         let mean = state.cost.iter().sum::<f64>() / nq;
@@ -213,10 +215,17 @@ pub(crate) struct CascadeState {
     cost: Vec<f64>,
 }
 
+/// `b`'s score before `a`'s: descending, a total order even with NaN (a model read from a
+/// file may hold any weight). `+ 0.0` turns -0 into +0, which the evaluation's sort ties
+/// with +0 (cascade scores are sums starting at +0, so -0 does not arise in practice).
+fn by_score_desc(fa: f64, fb: f64) -> std::cmp::Ordering {
+    (fb + 0.0).total_cmp(&(fa + 0.0))
+}
+
 /// Sorts documents by `(f desc, index asc)`: the order the evaluation gives to tied scores
 /// (its stable sort by score keeps file order).
 fn sort_by_score(docs: &mut [usize], f: &[f64]) {
-    docs.sort_by(|&a, &b| f[b].partial_cmp(&f[a]).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b)));
+    docs.sort_by(|&a, &b| by_score_desc(f[a], f[b]).then(a.cmp(&b)));
 }
 
 impl CascadeState {
@@ -317,6 +326,11 @@ pub struct CascadeOutcome<W> {
     pub loop_queries: Vec<usize>,
 }
 
+/// Every weak ranker's order of the loop queries' documents is kept (as `u32`, 256 MiB at
+/// most) when there are at most this many (weak ranker, document) pairs; otherwise each order
+/// is sorted again when needed. The values are the same either way.
+const ORDER_ENTRIES: usize = 1 << 26;
+
 /// The cascade's rule on the driver.
 struct CascadeRule<'a, S: WeakSource> {
     source: &'a mut S,
@@ -329,7 +343,8 @@ struct CascadeRule<'a, S: WeakSource> {
     /// Offsets of the loop queries' documents in `hord`.
     qoff: Vec<usize>,
     /// Per candidate, the loop queries' documents (local indices) ordered by the
-    /// candidate's score (desc, file order on ties), candidate-major.
+    /// candidate's score (desc, file order on ties), candidate-major; empty when too large
+    /// ([`ORDER_ENTRIES`]).
     hord: Vec<u32>,
     cache: CandidateScores,
     state: CascadeState,
@@ -342,6 +357,8 @@ struct CascadeRule<'a, S: WeakSource> {
     /// This round: `(eta, phi)` per candidate.
     etaphi: Vec<(f64, f64)>,
     round: usize,
+    /// [`ORDER_ENTRIES`] (tests lower it).
+    order_limit: usize,
 }
 
 impl<S: WeakSource> CascadeRule<'_, S> {
@@ -391,7 +408,17 @@ impl<S: WeakSource> CascadeRule<'_, S> {
         let qs = &self.state.queries[q];
         let keep = self.keep[b * self.m() + k];
         let total = *self.qoff.last().unwrap_or(&0);
-        let order = &self.hord[c * total + self.qoff[k]..c * total + self.qoff[k + 1]];
+        let order: &[u32] = if self.hord.is_empty() {
+            // Too many documents to keep every order: sort this one now.
+            s.buf.clear();
+            s.buf.extend(view.range().map(|i| self.cache.get(&*self.source, self.train, c, i)));
+            rank_order(&s.buf, &mut s.order);
+            s.order32.clear();
+            s.order32.extend(s.order.iter().map(|&j| j as u32));
+            &s.order32
+        } else {
+            &self.hord[c * total + self.qoff[k]..c * total + self.qoff[k + 1]]
+        };
         s.ranked.clear();
         s.ranked.extend(
             order.iter().filter(|&&j| (rank[j as usize] as usize) < keep).map(|&j| view.labels[j as usize]),
@@ -418,9 +445,7 @@ impl<S: WeakSource> CascadeRule<'_, S> {
         let buf = &s.buf;
         s.order.clear();
         s.order.extend(0..keep);
-        s.order.sort_by(|&x, &y| {
-            buf[y].partial_cmp(&buf[x]).unwrap_or(std::cmp::Ordering::Equal).then(alive[x].cmp(&alive[y]))
-        });
+        s.order.sort_by(|&x, &y| by_score_desc(buf[x], buf[y]).then(alive[x].cmp(&alive[y])));
         s.ranked.clear();
         s.ranked.extend(s.order.iter().map(|&j| view.labels[alive[j] - start]));
         s.ranked.extend(qs.alive[keep..].iter().chain(&qs.tail).map(|&i| view.labels[i - start]));
@@ -446,7 +471,10 @@ impl<S: WeakSource> Rule for CascadeRule<'_, S> {
         let m = self.m();
         if t == 1 {
             self.cache = CandidateScores::fill(&*self.source, self.train);
-            self.hord = self.candidate_orders();
+            let entries = self.source.n_candidates().saturating_mul(*self.qoff.last().unwrap_or(&0));
+            if entries <= self.order_limit {
+                self.hord = self.candidate_orders();
+            }
         }
         // Survivors of every pruning on every loop query, from the alive documents' scores.
         let mut keep = vec![0; self.n_prunings() * m];
@@ -583,6 +611,16 @@ pub fn boost_cascade<S: WeakSource>(
     valid: Option<&Validation<'_>>,
     cfg: &CascadeConfig,
 ) -> Result<CascadeOutcome<S::Weak>> {
+    boost_cascade_with(source, train, valid, cfg, ORDER_ENTRIES)
+}
+
+fn boost_cascade_with<S: WeakSource>(
+    source: &mut S,
+    train: &Dataset,
+    valid: Option<&Validation<'_>>,
+    cfg: &CascadeConfig,
+    order_limit: usize,
+) -> Result<CascadeOutcome<S::Weak>> {
     let algo = cfg.algorithm;
     cfg.eval.validate().map_err(|e| Error::fit(algo, e.to_string()))?;
     if !source.fixed() {
@@ -620,6 +658,7 @@ pub fn boost_cascade<S: WeakSource>(
         keep: Vec::new(),
         etaphi: Vec::new(),
         round: 0,
+        order_limit,
     };
     let settings = LoopSettings {
         algorithm: algo,
@@ -822,6 +861,10 @@ mod tests {
             let (one, four) = (run(1), run(4));
             assert_eq!(one.model, four.model);
             assert_eq!(one.trace, four.trace);
+            // Without the kept orders (sorted again when needed): the same run.
+            let resorted =
+                boost_cascade_with(&mut FeatureSource::new(6, false), &train, Some(&valid), &cfg, 0).unwrap();
+            assert_eq!((resorted.model, resorted.trace), (one.model.clone(), one.trace.clone()));
             assert_eq!(one.model.stages[0].pruning, Pruning::None);
             assert!(one.trace.iter().any(|r| r.candidate % 5 != 0), "{kind:?}: no stage pruned");
             let best = one.trace.iter().map(|r| r.valid_measure.unwrap()).fold(f64::NEG_INFINITY, f64::max);

@@ -63,6 +63,7 @@ pub(crate) struct Scratch {
     pub buf: Vec<f64>,
     pub metric: MetricScratch,
     pub order: Vec<usize>,
+    pub order32: Vec<u32>,
     pub ranked: Vec<Grade>,
     pub ideal: Vec<Grade>,
 }

@@ -27,6 +27,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
                 Gradient Boosting. NIPS 2007.",
 };
 
+/// The most grades (classes) McRank accepts: every class costs a tree per round and a score
+/// column of the training set (LETOR and MSLR have 3 to 5 grades).
+pub const MAX_CLASSES: usize = 32;
+
 /// McRank hyperparameters (the tree keys are LambdaMART's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -190,6 +194,15 @@ impl Learner for McRank {
         let n_classes = usize::from(train.max_grade()) + 1;
         if n_classes < 2 {
             return Err(Error::fit(INFO.id, "the training data has a single grade: nothing to classify"));
+        }
+        if n_classes > MAX_CLASSES {
+            return Err(Error::fit(
+                INFO.id,
+                format!(
+                    "grades up to {} make {n_classes} classes; at most {MAX_CLASSES} are supported",
+                    n_classes - 1
+                ),
+            ));
         }
         let mut objective = SoftmaxObjective::new(train.labels(), n_classes);
         let boosted = boost_multi(train, valid, &mut objective, &self.boost, rng)?;

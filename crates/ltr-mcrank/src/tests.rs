@@ -172,8 +172,11 @@ fn deterministic_and_json_round_trips() {
 }
 
 #[test]
-fn a_single_grade_is_a_fit_error() {
-    let d = ltr_testkit::dataset(1, &[(&[0, 0], &[[1.0], [2.0]])]);
+fn a_single_grade_or_too_many_grades_is_a_fit_error() {
     let learner = McRankParams::default().validate().unwrap();
+    let d = ltr_testkit::dataset(1, &[(&[0, 0], &[[1.0], [2.0]])]);
     assert!(matches!(learner.fit(&d, None, &mut Rng::new(0)), Err(Error::Fit { .. })));
+    let d = ltr_testkit::dataset(1, &[(&[0, 40], &[[1.0], [2.0]])]);
+    let e = learner.fit(&d, None, &mut Rng::new(0)).unwrap_err().to_string();
+    assert!(e.contains("41 classes"), "{e}");
 }
