@@ -1,11 +1,20 @@
-//! The query-weighted boosting loop shared by AdaRank and PCRank, and the additive
-//! ensemble model of every boosting learner.
+//! The query-level boosting loop and the rules that run on it, and the additive ensemble
+//! model of every boosting learner.
+//!
+//! One round driver (candidates tried in order of value until one passes the improvement
+//! test, no-reselect, round cap, best prefix on the validation split, per-round trace) runs
+//! three rules:
 //!
 //! * [`boost`]: AdaRank's loop (Xu & Li, "AdaRank: a boosting algorithm for information
 //!   retrieval", SIGIR 2007), generic over a [`WeakSource`]: pick the weak ranker with the
 //!   best query-weighted measure, weight it, reweight the queries by how badly the ensemble
 //!   ranks them, with the guards against AdaRank's failure modes (improvement test,
-//!   no-reselect, round cap, best prefix on the validation split).
+//!   no-reselect, round cap, best prefix on the validation split). AdaRank and PCRank.
+//! * [`boost_cosine`]: RankCosine's (Qin et al., IP&M 2008): the query-level cosine loss,
+//!   each candidate weighted in closed form.
+//! * [`boost_cascade`]: the cascade ranking model's (Wang, Lin & Metzler, SIGIR 2011):
+//!   stages of pruning and a weak ranker chosen by an effectiveness-cost tradeoff; the model
+//!   is a [`Cascade`].
 //! * [`Ensemble`]: `f(x) = sum_t alpha_t h_t(x)` over any [`WeakRanker`], also used by
 //!   RankBoost.
 //!
@@ -13,15 +22,24 @@
 //! [`ltr_metrics::EvalConfig`]; learners pass the one of the convention the training data
 //! carries (`EvalConfig::of(train)`), so the measure trained on is the measure reported.
 
+mod cascade;
+mod cosine;
+mod driver;
 mod ensemble;
 mod features;
+mod measure;
 mod query_boost;
 
+pub use cascade::{
+    Cascade, CascadeConfig, CascadeCost, CascadeOutcome, Pruning, PruningKind, Stage, boost_cascade,
+};
+pub use cosine::{CosineConfig, CosineTarget, boost_cosine, cosine_targets};
 pub use ensemble::{Ensemble, Round, WeakRanker};
 pub use features::{FeatureRanker, FeatureSource};
+pub use measure::SCORE_CACHE_ENTRIES;
 pub use query_boost::{
-    ALPHA_DENOMINATOR_FLOOR, BoostConfig, BoostOutcome, PERFECT_EPS, RoundContext, RoundTrace,
-    SCORE_CACHE_ENTRIES, StopReason, WeakSource, boost,
+    ALPHA_DENOMINATOR_FLOOR, BoostConfig, BoostOutcome, PERFECT_EPS, RoundContext, RoundTrace, StopReason,
+    WeakSource, boost,
 };
 
 #[cfg(test)]

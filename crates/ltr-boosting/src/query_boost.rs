@@ -15,12 +15,14 @@
 //! 5. `P_{t+1}(q) = exp(-E(q, f_t)) / sum_q' exp(-E(q', f_t))` (the paper's update, not
 //!    RankLib's cumulative product).
 
-use ltr_core::{BestCheckpoint, Dataset, Error, Grade, Result, Validation};
+use ltr_core::{Dataset, Error, Result, Validation};
 use ltr_linear::dot;
-use ltr_metrics::{EvalConfig, Metric, MetricScratch};
+use ltr_metrics::{EvalConfig, Metric};
 use rayon::prelude::*;
 
+use crate::driver::{Accepted, LoopSettings, Rule, drive};
 use crate::ensemble::{Ensemble, WeakRanker};
+use crate::measure::{CandidateScores, QueryMeasure, Scratch};
 
 /// `1 - W_t(h)` at or below this counts as a perfect weak ranker: the loop adds it with the
 /// capped weight and stops.
@@ -131,6 +133,8 @@ pub enum StopReason {
     /// The last weak ranker was perfect on the weighted queries, or the ensemble is perfect
     /// on every query of the loop.
     Perfect,
+    /// The validation measure did not improve for the configured number of rounds.
+    EarlyStop,
 }
 
 /// One played round.
@@ -169,93 +173,45 @@ pub struct BoostOutcome<W> {
     pub loop_queries: Vec<usize>,
 }
 
-/// `E(q, .)` with its configuration.
-#[derive(Debug, Clone, Copy)]
-struct QueryMeasure {
-    metric: Metric,
-    cfg: EvalConfig,
-    max_grade: Grade,
+/// `1 / 2 ln((1 + W) / (1 - W))`, the denominator floored.
+fn alpha_of(w: f64) -> f64 {
+    0.5 * ((1.0 + w) / (1.0 - w).max(ALPHA_DENOMINATOR_FLOOR)).ln()
 }
 
-impl QueryMeasure {
-    fn value(&self, labels: &[Grade], scores: &[f64], scratch: &mut MetricScratch) -> f64 {
-        self.metric.query_value(labels, scores, &self.cfg, self.max_grade, scratch).clamp(0.0, 1.0)
-    }
-
-    /// Whether some ranking of `labels` scores differently from another: the best
-    /// (grades descending) and the worst (ascending) orders bound every ranking.
-    fn informative(&self, labels: &[Grade]) -> bool {
-        let mut ranked = labels.to_vec();
-        ranked.sort_unstable_by(|a, b| b.cmp(a));
-        let mut ideal = Vec::new();
-        let best = self.metric.ranked_value(&ranked, &self.cfg, self.max_grade, &mut ideal);
-        ranked.reverse();
-        let worst = self.metric.ranked_value(&ranked, &self.cfg, self.max_grade, &mut ideal);
-        best != worst
-    }
-}
-
-#[derive(Debug, Default)]
-struct Scratch {
-    buf: Vec<f64>,
-    metric: MetricScratch,
-}
-
-/// Candidate scores of the training documents kept in memory (candidate-major) when they
-/// fit in this many entries (128 MiB); otherwise they are recomputed from the weak rankers.
-/// Either way the values are `weak.score(row)`, so results do not depend on the cache.
-pub const SCORE_CACHE_ENTRIES: usize = 1 << 24;
-
-/// Candidates tried in parallel, in order, after the best one failed the improvement test.
-const TRY_CHUNK: usize = 8;
-
-/// The loop's view of the training data and the candidates.
-struct Ctx<'a, S: WeakSource> {
-    source: &'a S,
+/// AdaRank's rule on the driver.
+struct AdaRankRule<'a, S: WeakSource> {
+    source: &'a mut S,
     train: &'a Dataset,
     measure: QueryMeasure,
-    queries: &'a [usize],
-    /// `cache[c * n_docs + i] = candidate(c).score(row i)`, when kept.
-    cache: Option<Vec<f64>>,
+    /// The loop queries (indices into `train`).
+    queries: Vec<usize>,
+    /// `P_t(q)` per loop query.
+    p: Vec<f64>,
+    /// `f_{t-1}` of every training document.
+    scores: Vec<f64>,
+    /// `E(q, f_{t-1})` per loop query.
+    cur_e: Vec<f64>,
+    /// `E(q, h)`, candidate-major (`[c * m + k]`).
+    emat: Vec<f64>,
+    /// `W_t(h)` per candidate.
+    w: Vec<f64>,
+    cache: CandidateScores,
 }
 
-impl<S: WeakSource> Ctx<'_, S> {
-    fn candidate_score(&self, c: usize, i: usize) -> f64 {
-        match &self.cache {
-            Some(cache) => cache[c * self.train.n_docs() + i],
-            None => self.source.candidate(c).score(self.train.row(i)),
-        }
-    }
-
-    /// `E(q, f + alpha h_c)` of loop query `k` (`f = None`: `E(q, h_c)`).
+impl<S: WeakSource> AdaRankRule<'_, S> {
+    /// `E(q, f + alpha h_c)` of loop query `k` (`base = None`: `E(q, h_c)`).
     fn query_value(&self, s: &mut Scratch, k: usize, c: usize, base: Option<(&[f64], f64)>) -> f64 {
         let view = self.train.query(self.queries[k]);
+        let score = |i| self.cache.get(&*self.source, self.train, c, i);
         s.buf.clear();
         match base {
-            Some((f, alpha)) => s.buf.extend(view.range().map(|i| f[i] + alpha * self.candidate_score(c, i))),
-            None => s.buf.extend(view.range().map(|i| self.candidate_score(c, i))),
+            Some((f, alpha)) => s.buf.extend(view.range().map(|i| f[i] + alpha * score(i))),
+            None => s.buf.extend(view.range().map(score)),
         }
         self.measure.value(view.labels, &s.buf, &mut s.metric)
     }
 
-    /// Fills the score cache if it fits.
-    fn fill_cache(&mut self) {
-        let (n, c) = (self.train.n_docs(), self.source.n_candidates());
-        self.cache = None;
-        if n.saturating_mul(c) <= SCORE_CACHE_ENTRIES {
-            let (source, train) = (self.source, self.train);
-            let rows: Vec<Vec<f64>> = (0..c)
-                .into_par_iter()
-                .map(|c| {
-                    let w = source.candidate(c);
-                    train.rows().map(|r| w.score(r)).collect()
-                })
-                .collect();
-            self.cache = Some(rows.concat());
-        }
-    }
-
-    /// `E(q, h)` for every candidate and loop query, candidate-major (`[c * m + k]`).
+    /// `E(q, h)` for every candidate and loop query, candidate-major.
     fn candidate_matrix(&self) -> Vec<f64> {
         let m = self.queries.len();
         let rows: Vec<Vec<f64>> = (0..self.source.n_candidates())
@@ -265,27 +221,106 @@ impl<S: WeakSource> Ctx<'_, S> {
         rows.concat()
     }
 
-    /// `E(q, f + alpha h_c)` for every loop query, parallel over queries.
-    fn update_values(&self, f: &[f64], c: usize, alpha: f64) -> Vec<f64> {
-        (0..self.queries.len())
+    fn full_weights(&self) -> Vec<f64> {
+        let mut w = vec![0.0; self.train.n_queries()];
+        for (k, &q) in self.queries.iter().enumerate() {
+            w[q] = self.p[k];
+        }
+        w
+    }
+}
+
+impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
+    type Weak = S::Weak;
+    /// `E(q, f_{t-1} + alpha h)` per loop query.
+    type Trial = Vec<f64>;
+    type Scores = Vec<f64>;
+
+    fn begin_round(&mut self, t: usize) -> Result<()> {
+        if t == 1 || !self.source.fixed() {
+            if !self.source.fixed() {
+                let query_weights = self.full_weights();
+                self.source.propose(&RoundContext {
+                    round: t,
+                    train: self.train,
+                    query_weights: &query_weights,
+                    scores: &self.scores,
+                })?;
+            }
+            self.cache = CandidateScores::fill(&*self.source, self.train);
+            self.emat = self.candidate_matrix();
+        }
+        let m = self.queries.len();
+        let (p, emat) = (&self.p, &self.emat);
+        self.w = (0..self.source.n_candidates())
             .into_par_iter()
-            .map_init(Scratch::default, |s, k| self.query_value(s, k, c, Some((f, alpha))))
-            .collect()
+            .map(|c| weighted(p, &emat[c * m..(c + 1) * m]))
+            .collect();
+        Ok(())
     }
 
-    /// The same, one query after the other (when candidates run in parallel).
-    fn update_values_serial(&self, s: &mut Scratch, f: &[f64], c: usize, alpha: f64) -> Vec<f64> {
-        (0..self.queries.len()).map(|k| self.query_value(s, k, c, Some((f, alpha)))).collect()
+    fn query_weights(&self) -> Vec<f64> {
+        self.full_weights()
+    }
+
+    fn n_candidates(&self) -> usize {
+        self.source.n_candidates()
+    }
+
+    fn group(&self, c: usize) -> usize {
+        self.source.group(c)
+    }
+
+    fn choice(&self, c: usize) -> Option<(f64, f64)> {
+        let w = self.w[c];
+        (w > 0.0).then(|| (w, alpha_of(w)))
+    }
+
+    fn trial(&self, c: usize, alpha: f64, parallel: bool) -> Vec<f64> {
+        let f = Some((&self.scores[..], alpha));
+        let m = self.queries.len();
+        if parallel {
+            (0..m).into_par_iter().map_init(Scratch::default, |s, k| self.query_value(s, k, c, f)).collect()
+        } else {
+            let mut s = Scratch::default();
+            (0..m).map(|k| self.query_value(&mut s, k, c, f)).collect()
+        }
+    }
+
+    fn improves(&self, trial: &Vec<f64>) -> bool {
+        weighted(&self.p, trial) > weighted(&self.p, &self.cur_e)
+    }
+
+    fn accept(&mut self, c: usize, alpha: f64, trial: Vec<f64>) -> Accepted<S::Weak> {
+        let weak = self.source.candidate(c).clone();
+        Ensemble::add_round(&weak, alpha, self.train, &mut self.scores);
+        self.cur_e = trial;
+        let train_measure = self.cur_e.iter().sum::<f64>() / self.queries.len() as f64;
+        let w = self.w[c];
+        let perfect = 1.0 - w <= PERFECT_EPS || self.cur_e.iter().all(|&e| e >= 1.0);
+        let total: f64 = self.cur_e.iter().map(|e| (-e).exp()).sum();
+        for (pk, e) in self.p.iter_mut().zip(&self.cur_e) {
+            *pk = (-e).exp() / total;
+        }
+        Accepted { weak, weighted_measure: w, train_measure, perfect }
+    }
+
+    fn start_scores(&self, data: &Dataset) -> Vec<f64> {
+        vec![0.0; data.n_docs()]
+    }
+
+    fn apply(&self, weak: &S::Weak, alpha: f64, data: &Dataset, scores: &mut Vec<f64>) {
+        Ensemble::add_round(weak, alpha, data, scores);
+    }
+
+    fn ranking<'s>(&self, scores: &'s Vec<f64>) -> &'s [f64] {
+        scores
     }
 }
 
 /// `sum_q P(q) E(q)`.
 fn weighted(p: &[f64], e: &[f64]) -> f64 {
     dot(p, e)
-}
-
-fn alpha_of(w: f64) -> f64 {
-    0.5 * ((1.0 + w) / (1.0 - w).max(ALPHA_DENOMINATOR_FLOOR)).ln()
 }
 
 /// Runs the loop. With `valid`, the validation measure of every `f_t` is computed (scores
@@ -303,147 +338,37 @@ pub fn boost<S: WeakSource>(
 ) -> Result<BoostOutcome<S::Weak>> {
     let algo = cfg.algorithm;
     cfg.eval.validate().map_err(|e| Error::fit(algo, e.to_string()))?;
-    if let Some(v) = valid
-        && v.data.n_features() != train.n_features()
-    {
-        return Err(Error::FeatureCount { expected: train.n_features(), found: v.data.n_features() });
-    }
-    let measure = QueryMeasure {
-        metric: cfg.metric,
-        cfg: cfg.metric.config(&cfg.eval),
-        max_grade: cfg.eval.max_grade.unwrap_or_else(|| train.max_grade()),
-    };
-    let queries: Vec<usize> = (0..train.n_queries())
-        .filter(|&q| !cfg.skip_uninformative || measure.informative(train.query(q).labels))
-        .collect();
+    let measure = QueryMeasure::new(cfg.metric, &cfg.eval, train);
+    let queries = measure.loop_queries(train, cfg.skip_uninformative);
     if queries.is_empty() {
         return Err(Error::fit(algo, "no training query whose measure depends on the ranking"));
     }
     let m = queries.len();
-    let mut p = vec![1.0 / m as f64; m];
-    let mut scores = vec![0.0; train.n_docs()];
-    let mut vscores = valid.map(|v| vec![0.0; v.data.n_docs()]);
-    let mut cur_e = vec![0.0; m];
-    let mut emat = Vec::new();
-    let mut cache = None;
-    let mut model = Ensemble::new(train.n_features());
-    let mut trace = Vec::new();
-    let mut prev_group = None;
-    // The kept prefix: the round count is the step, the state nothing.
-    let mut best = BestCheckpoint::new();
-    let mut stop = StopReason::RoundCap;
-    let full_weights = |p: &[f64]| {
-        let mut w = vec![0.0; train.n_queries()];
-        for (k, &q) in queries.iter().enumerate() {
-            w[q] = p[k];
-        }
-        w
+    let mut rule = AdaRankRule {
+        source,
+        train,
+        measure,
+        p: vec![1.0 / m as f64; m],
+        scores: vec![0.0; train.n_docs()],
+        cur_e: vec![0.0; m],
+        emat: Vec::new(),
+        w: Vec::new(),
+        cache: CandidateScores::default(),
+        queries,
     };
-
-    for t in 1..=cfg.max_rounds {
-        let query_weights = full_weights(&p);
-        if t == 1 || !source.fixed() {
-            if !source.fixed() {
-                source.propose(&RoundContext {
-                    round: t,
-                    train,
-                    query_weights: &query_weights,
-                    scores: &scores,
-                })?;
-            }
-            let mut ctx = Ctx { source: &*source, train, measure, queries: &queries, cache: None };
-            ctx.fill_cache();
-            emat = ctx.candidate_matrix();
-            cache = ctx.cache;
-        }
-        let ctx = Ctx { source: &*source, train, measure, queries: &queries, cache: cache.take() };
-        let n_cand = ctx.source.n_candidates();
-        if n_cand == 0 && t == 1 {
-            return Err(Error::fit(algo, "the weak-ranker source has no candidate"));
-        }
-        let w: Vec<f64> =
-            (0..n_cand).into_par_iter().map(|c| weighted(&p, &emat[c * m..(c + 1) * m])).collect();
-        let mut order: Vec<usize> = (0..n_cand)
-            .filter(|&c| w[c] > 0.0 && !(cfg.no_reselect && prev_group == Some(ctx.source.group(c))))
-            .collect();
-        order.sort_by(|&a, &b| w[b].total_cmp(&w[a]).then(a.cmp(&b)));
-        let Some(&first) = order.first() else {
-            stop = StopReason::NoCandidate;
-            break;
-        };
-        // The best candidate alone (parallel over queries); if it does not improve the
-        // weighted measure, the next ones in chunks (parallel over candidates), first
-        // improving one in order wins.
-        let baseline = weighted(&p, &cur_e);
-        let improves = |e: &[f64]| t == 1 || !cfg.require_improvement || weighted(&p, e) > baseline;
-        let first_e = ctx.update_values(&scores, first, alpha_of(w[first]));
-        let mut chosen = improves(&first_e).then_some((first, first_e, 1));
-        let mut offset = 1;
-        while chosen.is_none() && offset < order.len() {
-            let chunk = &order[offset..(offset + TRY_CHUNK).min(order.len())];
-            let evaluated: Vec<Vec<f64>> = chunk
-                .par_iter()
-                .map_init(Scratch::default, |s, &c| ctx.update_values_serial(s, &scores, c, alpha_of(w[c])))
-                .collect();
-            chosen = chunk
-                .iter()
-                .zip(evaluated)
-                .enumerate()
-                .find(|(_, (_, e))| improves(e))
-                .map(|(j, (&c, e))| (c, e, offset + j + 1));
-            offset += chunk.len();
-        }
-        let Some((c, new_e, tries)) = chosen else {
-            stop = StopReason::NoImprovement;
-            break;
-        };
-        let alpha = alpha_of(w[c]);
-        let weak = ctx.source.candidate(c).clone();
-        let group = ctx.source.group(c);
-        cache = ctx.cache;
-        Ensemble::add_round(&weak, alpha, train, &mut scores);
-        cur_e = new_e;
-        let train_measure = cur_e.iter().sum::<f64>() / m as f64;
-        let valid_measure = match (valid, vscores.as_mut()) {
-            (Some(v), Some(vs)) => {
-                Ensemble::add_round(&weak, alpha, v.data, vs);
-                let value = v.evaluate(vs)?;
-                best.offer(t, value, || ());
-                Some(value)
-            }
-            _ => None,
-        };
-        log::debug!(
-            "{algo}: round {t}: candidate {c} alpha {alpha:.5} weighted {:.5} train {train_measure:.5} valid {valid_measure:?} ({tries} tried)",
-            w[c]
-        );
-        trace.push(RoundTrace {
-            round: t,
-            candidate: c,
-            alpha,
-            query_weights,
-            weighted_measure: w[c],
-            train_measure,
-            valid_measure,
-            tries,
-        });
-        model.push(weak, alpha);
-        prev_group = Some(group);
-        if 1.0 - w[c] <= PERFECT_EPS || cur_e.iter().all(|&e| e >= 1.0) {
-            stop = StopReason::Perfect;
-            break;
-        }
-        let total: f64 = cur_e.iter().map(|e| (-e).exp()).sum();
-        for (pk, e) in p.iter_mut().zip(&cur_e) {
-            *pk = (-e).exp() / total;
-        }
-    }
-    let best_rounds = match best.best() {
-        Some(b) => b.step,
-        None if valid.is_some() => 0,
-        None => model.len(),
+    let settings = LoopSettings {
+        algorithm: algo,
+        max_rounds: cfg.max_rounds,
+        no_reselect: cfg.no_reselect,
+        require_improvement: cfg.require_improvement,
+        patience: 0,
     };
-    model.truncate(best_rounds);
-    log::debug!("{algo}: stopped ({stop:?}) after {} rounds; keeping {best_rounds}", trace.len());
-    Ok(BoostOutcome { model, trace, stop, best_rounds, loop_queries: queries })
+    let driven = drive(&mut rule, train, valid, &settings)?;
+    Ok(BoostOutcome {
+        model: Ensemble { n_features: train.n_features(), rounds: driven.rounds },
+        trace: driven.trace,
+        stop: driven.stop,
+        best_rounds: driven.best_rounds,
+        loop_queries: rule.queries,
+    })
 }

@@ -161,6 +161,9 @@ registry! {
     IrSvm => "ir-svm", ltr_irsvm::IrSvmParams, ltr_irsvm::INFO, Metric::Map;
     RankLr => "ranklr", ltr_ranklr::RankLrParams, ltr_ranklr::INFO, Metric::Map;
     FenchelRank => "fenchelrank", ltr_fenchelrank::FenchelRankParams, ltr_fenchelrank::INFO, Metric::Map;
+    RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO, Metric::Map;
+    Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO, Metric::Map;
+    McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO, Metric::Ndcg(10);
 }
 
 /// One parameter as `ltr algorithms` prints it.

@@ -40,6 +40,23 @@ impl Objective for SquaredError<'_> {
     }
 }
 
+/// An objective with `K` score columns, one tree per column per round: multi-class
+/// classification (McRank's softmax over the grades). `K = 1` is [`Objective`].
+///
+/// Scores, gradients and hessians are laid out column-major: `[k * n + i]` for column `k`
+/// of training document `i`. All `K` columns' gradients are taken at the scores of the
+/// previous round, then the round's `K` trees are grown.
+pub trait MultiObjective {
+    /// Number of score columns `K` (at least 1).
+    fn n_outputs(&self) -> usize;
+
+    /// Fills `gradients` and `hessians` (`K n` each) for the current `scores` (`K n`).
+    fn gradients(&mut self, scores: &[f64], gradients: &mut [f32], hessians: &mut [f32]) -> Result<()>;
+
+    /// A document's ranking score from its `K` outputs (what validation measures).
+    fn combine(&self, outputs: &[f64]) -> f64;
+}
+
 /// The outcome of [`boost`].
 #[derive(Debug, Clone)]
 pub struct Boosted {
@@ -49,6 +66,18 @@ pub struct Boosted {
     pub valid_history: Vec<f64>,
     /// Rounds actually run (fewer than configured after early stopping or when no split
     /// was possible).
+    pub rounds_run: usize,
+}
+
+/// The outcome of [`boost_multi`].
+#[derive(Debug, Clone)]
+pub struct BoostedMulti {
+    /// One ensemble per score column, each cut back to the best validation prefix (all
+    /// have the same number of trees).
+    pub ensembles: Vec<Ensemble>,
+    /// The validation measure after each round (empty without validation).
+    pub valid_history: Vec<f64>,
+    /// Rounds actually run.
     pub rounds_run: usize,
 }
 
@@ -67,7 +96,44 @@ pub fn boost<O: Objective + Send + ?Sized>(
     cfg: &BoostConfig,
     rng: &mut Rng,
 ) -> Result<Boosted> {
+    let mut out = boost_multi(train, valid, &mut Single(objective), cfg, rng)?;
+    let ensemble = out.ensembles.pop().unwrap_or_else(|| Ensemble::new(train.n_features(), 0.0));
+    Ok(Boosted { ensemble, valid_history: out.valid_history, rounds_run: out.rounds_run })
+}
+
+/// One score column.
+struct Single<'a, O: ?Sized>(&'a mut O);
+
+impl<O: Objective + ?Sized> MultiObjective for Single<'_, O> {
+    fn n_outputs(&self) -> usize {
+        1
+    }
+
+    fn gradients(&mut self, scores: &[f64], gradients: &mut [f32], hessians: &mut [f32]) -> Result<()> {
+        self.0.gradients(scores, gradients, hessians)
+    }
+
+    fn combine(&self, outputs: &[f64]) -> f64 {
+        outputs[0]
+    }
+}
+
+/// Boosts `K` trees per round on `train` for a multi-column `objective`, exactly as
+/// [`boost`] does one: binning once, every round all columns' gradients at the previous
+/// round's scores, then one tree per column; validation on the combined score, early
+/// stopping and the best prefix as in [`boost`]. A round in which no column's tree can split
+/// ends training.
+pub fn boost_multi<O: MultiObjective + Send + ?Sized>(
+    train: &Dataset,
+    valid: Option<&Validation<'_>>,
+    objective: &mut O,
+    cfg: &BoostConfig,
+    rng: &mut Rng,
+) -> Result<BoostedMulti> {
     cfg.validate()?;
+    if objective.n_outputs() == 0 {
+        return Err(Error::fit("trees", "an objective needs at least one score column"));
+    }
     // Run the loop on a worker of the current rayon pool: the many small parallel sections
     // inside then fork locally instead of each being injected from outside the pool.
     let mut out = None;
@@ -75,43 +141,75 @@ pub fn boost<O: Objective + Send + ?Sized>(
     out.unwrap_or_else(|| Err(Error::fit("trees", "the boosting loop did not run")))
 }
 
-fn boost_in_pool<O: Objective + ?Sized>(
+fn boost_in_pool<O: MultiObjective + ?Sized>(
     train: &Dataset,
     valid: Option<&Validation<'_>>,
     objective: &mut O,
     cfg: &BoostConfig,
     rng: &mut Rng,
-) -> Result<Boosted> {
+) -> Result<BoostedMulti> {
     if let Some(v) = valid
         && v.data.n_features() != train.n_features()
     {
         return Err(Error::FeatureCount { expected: train.n_features(), found: v.data.n_features() });
     }
+    let k_out = objective.n_outputs();
     let binned = BinnedData::new(train, cfg.tree.max_bins, cfg.tree.min_data_in_bin)?;
     let mut learner = TreeLearner::new(binned, cfg.tree.clone())?;
     let mut tree_rng = rng.child("trees");
     let n = train.n_docs();
-    let mut scores = vec![0.0f64; n];
-    let (mut grad, mut hess) = (vec![0.0f32; n], vec![0.0f32; n]);
-    let mut valid_scores = valid.map(|v| vec![0.0f64; v.data.n_docs()]);
-    let mut ensemble = Ensemble::new(train.n_features(), 0.0);
+    let mut scores = vec![0.0f64; k_out * n];
+    let (mut grad, mut hess) = (vec![0.0f32; k_out * n], vec![0.0f32; k_out * n]);
+    let nv = valid.map_or(0, |v| v.data.n_docs());
+    let mut valid_scores = valid.map(|_| vec![0.0f64; k_out * nv]);
+    // The combined validation scores (one column needs none: its scores are the ranking).
+    let mut combined = vec![0.0f64; if k_out > 1 { nv } else { 0 }];
+    let mut ensembles = vec![Ensemble::new(train.n_features(), 0.0); k_out];
     let mut history = Vec::new();
-    // The kept prefix length (state: nothing; the step is the number of trees).
+    // The kept prefix length (state: nothing; the step is the number of rounds).
     let mut best = BestCheckpoint::new();
     let mut rounds_run = 0;
+    let mut outputs = vec![0.0f64; k_out];
 
     for round in 0..cfg.rounds {
         objective.gradients(&scores, &mut grad, &mut hess)?;
-        let tree = learner.grow(&grad, &hess, &mut tree_rng)?;
+        let mut trees = Vec::with_capacity(k_out);
+        for k in 0..k_out {
+            let col = k * n..(k + 1) * n;
+            let tree = learner.grow(&grad[col.clone()], &hess[col.clone()], &mut tree_rng)?;
+            // The learner adds through the partition of the tree it grew last, so each tree
+            // is added at once; every column's gradients were taken before, at the previous
+            // round's scores.
+            if k_out > 1 || tree.n_leaves() > 1 {
+                learner.add_to_scores(&tree, &mut scores[col]);
+            }
+            trees.push(tree);
+        }
         rounds_run = round + 1;
-        if tree.n_leaves() == 1 {
+        let no_split = trees.iter().all(|t| t.n_leaves() == 1);
+        if no_split && k_out == 1 {
             log::debug!("round {round}: no split possible, stopping");
             break;
         }
-        learner.add_to_scores(&tree, &mut scores);
+        // With several columns a tree that cannot split is a constant (a Newton step on its
+        // column's intercept), already added above and kept like any other, so every column
+        // has one tree per round; a round where no column splits is the last.
         if let (Some(v), Some(vs)) = (valid, valid_scores.as_mut()) {
-            add_tree(&tree, v.data, vs);
-            let value = v.evaluate(vs)?;
+            for (k, tree) in trees.iter().enumerate() {
+                add_tree(tree, v.data, &mut vs[k * nv..(k + 1) * nv]);
+            }
+            let ranking: &[f64] = if k_out == 1 {
+                vs
+            } else {
+                for (i, c) in combined.iter_mut().enumerate() {
+                    for (k, o) in outputs.iter_mut().enumerate() {
+                        *o = vs[k * nv + i];
+                    }
+                    *c = objective.combine(&outputs);
+                }
+                &combined
+            };
+            let value = v.evaluate(ranking)?;
             if !value.is_finite() {
                 return Err(Error::Measure(format!("validation {} is {value}", v.measure.name())));
             }
@@ -119,17 +217,25 @@ fn boost_in_pool<O: Objective + ?Sized>(
             best.offer(round + 1, value, || ());
             log::debug!("round {round}: validation {} = {value:.6}", v.measure.name());
         }
-        ensemble.trees.push(tree);
+        for (e, tree) in ensembles.iter_mut().zip(trees) {
+            e.trees.push(tree);
+        }
+        if no_split {
+            log::debug!("round {round}: no column's tree could split, stopping");
+            break;
+        }
         if best.should_stop(round + 1, cfg.early_stopping_rounds) {
             log::debug!("early stop after round {round}; best {:?}", best.best().map(|b| b.step));
             break;
         }
     }
     if let Some(b) = best.best() {
-        log::debug!("keeping {} of {} trees (validation {:.6})", b.step, ensemble.trees.len(), b.value);
-        ensemble.truncate(b.step);
+        log::debug!("keeping {} of {} rounds (validation {:.6})", b.step, ensembles[0].trees.len(), b.value);
+        for e in &mut ensembles {
+            e.truncate(b.step);
+        }
     }
-    Ok(Boosted { ensemble, valid_history: history, rounds_run })
+    Ok(BoostedMulti { ensembles, valid_history: history, rounds_run })
 }
 
 /// Adds one tree's outputs to the scores of `data`.
@@ -247,6 +353,47 @@ mod tests {
         let json = serde_json::to_string(&out.ensemble).unwrap();
         let back: Ensemble = serde_json::from_str(&json).unwrap();
         assert!(back.score_vec(&d).unwrap().iter().zip(&scores).all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
+
+    /// Two independent squared-error columns: each column of `boost_multi` grows exactly the
+    /// trees `boost` grows on that column alone, and validation sees the combined score.
+    #[test]
+    fn independent_columns_match_single_column_boosting() {
+        struct Two(Vec<f64>, Vec<f64>);
+        impl MultiObjective for Two {
+            fn n_outputs(&self) -> usize {
+                2
+            }
+            fn gradients(&mut self, s: &[f64], g: &mut [f32], h: &mut [f32]) -> Result<()> {
+                let n = self.0.len();
+                for i in 0..n {
+                    g[i] = (s[i] - self.0[i]) as f32;
+                    g[n + i] = (s[n + i] - self.1[i]) as f32;
+                }
+                h.fill(1.0);
+                Ok(())
+            }
+            fn combine(&self, o: &[f64]) -> f64 {
+                o[0] - o[1]
+            }
+        }
+        let d = data(200);
+        let y: Vec<f64> = d.labels().iter().map(|&y| f64::from(y)).collect();
+        let z: Vec<f64> = d.rows().map(|r| f64::from(r[0]) * 2.0 - f64::from(r[2])).collect();
+        let multi =
+            boost_multi(&d, None, &mut Two(y.clone(), z.clone()), &cfg(8, 0), &mut Rng::new(0)).unwrap();
+        let a = boost(&d, None, &mut L2(y), &cfg(8, 0), &mut Rng::new(0)).unwrap();
+        let b = boost(&d, None, &mut L2(z), &cfg(8, 0), &mut Rng::new(0)).unwrap();
+        assert_eq!(multi.ensembles, vec![a.ensemble.clone(), b.ensemble.clone()]);
+        assert_eq!(multi.rounds_run, 8);
+        // Validation measures the combined score: a replayed measure sees every round.
+        let m = Replay(Mutex::new(vec![0.1, 0.2, 0.5, 0.3, 0.3, 0.3]));
+        let v = Validation { data: &d, measure: &m };
+        let y: Vec<f64> = d.labels().iter().map(|&y| f64::from(y)).collect();
+        let out =
+            boost_multi(&d, Some(&v), &mut Two(y, vec![0.0; 200]), &cfg(6, 0), &mut Rng::new(0)).unwrap();
+        assert_eq!(out.valid_history.len(), 6);
+        assert!(out.ensembles.iter().all(|e| e.trees.len() == 3));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! A histogram gradient-boosted tree learner, shared by LambdaMART and IntervalRank.
+//! A histogram gradient-boosted tree learner, shared by LambdaMART, IntervalRank and McRank.
 //!
 //! * [`BinnedData`]: quantile binning of the training features into at most 255 `u8` bins,
 //!   once per training set (missing = NaN reads as 0; see [`bins`]).
@@ -8,6 +8,8 @@
 //!   values `-learning_rate * G / (H + lambda_l2)`, optional row and feature subsampling.
 //! * [`boost`] with an [`Objective`]: the whole boosting loop, so a ranking algorithm only
 //!   supplies gradients and hessians per round; validation picks the number of trees.
+//!   [`boost_multi`] with a [`MultiObjective`]: the same loop over `K` score columns, one
+//!   tree per column per round (McRank's multi-class boosting).
 //! * [`Ensemble`] / [`Tree`]: the fitted model on raw `f32` features (real-valued
 //!   thresholds, not bin ids), serde-serialisable (JSON round trips bit for bit), with a
 //!   readable [`Ensemble::dump`]. `Ensemble` implements [`ltr_core::Ranker`].
@@ -22,7 +24,9 @@ pub mod learner;
 mod tree;
 
 pub use bins::BinnedData;
-pub use boost::{Boosted, Objective, SquaredError, add_tree, boost};
+pub use boost::{
+    Boosted, BoostedMulti, MultiObjective, Objective, SquaredError, add_tree, boost, boost_multi,
+};
 pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, rows};
 pub use learner::TreeLearner;
 pub use tree::{Ensemble, Tree};
