@@ -24,6 +24,7 @@
 //! hash of these two files (with the algorithm, reader and metric crates), so keep anything
 //! that cannot change a number elsewhere.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use ltr_core::{Dataset, Rng, Validation, derive_seed, select_best};
@@ -70,6 +71,29 @@ pub struct CellOutcome {
     pub evaluation: Evaluation,
     /// Seconds spent fitting each grid point (not deterministic; kept out of records).
     pub fit_seconds: Vec<f64>,
+    /// What the selected model costs or looks like, for the algorithms whose point is a
+    /// trade-off the metrics do not show ([`model_statistics`]).
+    pub model_stats: BTreeMap<String, f64>,
+}
+
+/// Statistics of a fitted model on the test split, by name: FenchelRank's `sparsity`
+/// (`1 - |w|_0 / d`) and the cascade's `cost_per_query` (feature evaluations per query, unit
+/// cost per feature and document, as LETOR has no feature costs) with `cost_relative` (that
+/// cost over the same stages without pruning). Empty for every other model.
+pub fn model_statistics(model: &AnyModel, test: &Dataset) -> ltr_core::Result<BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    match model {
+        AnyModel::FenchelRank(m) => {
+            out.insert("sparsity".to_owned(), m.sparsity_ratio());
+        }
+        AnyModel::Cascade(m) => {
+            let cost = m.cost(test)?;
+            out.insert("cost_per_query".to_owned(), cost.mean);
+            out.insert("cost_relative".to_owned(), cost.relative());
+        }
+        _ => {}
+    }
+    Ok(out)
 }
 
 /// The evaluation config of a dataset under a spec: the spec's convention if it sets one,
@@ -202,5 +226,17 @@ pub fn run_on_splits(
     let test_scores = model.score_vec(&splits.test).map_err(|e| cell_err(Box::new(e)))?;
     let evaluation =
         evaluate_dataset(&splits.test, &test_scores, &eval).map_err(|e| cell_err(Box::new(e)))?;
-    Ok(CellOutcome { eval, criterion, seeds, vali, chosen, model, test_scores, evaluation, fit_seconds })
+    let model_stats = model_statistics(&model, &splits.test).map_err(|e| cell_err(Box::new(e)))?;
+    Ok(CellOutcome {
+        eval,
+        criterion,
+        seeds,
+        vali,
+        chosen,
+        model,
+        test_scores,
+        evaluation,
+        fit_seconds,
+        model_stats,
+    })
 }

@@ -270,6 +270,7 @@ fn run_cell(
         chosen: out.chosen,
         test: out.evaluation.summary,
         per_query: out.evaluation.per_query,
+        model_stats: out.model_stats,
         binary: binary.to_owned(),
     };
     let timing = CellTiming {

@@ -126,6 +126,10 @@ pub struct CellRecord {
     pub test: Summary,
     /// Test metrics per query.
     pub per_query: Vec<QueryMetrics>,
+    /// Statistics of the selected model on the test split
+    /// ([`crate::protocol::model_statistics`]; empty for most algorithms).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub model_stats: std::collections::BTreeMap<String, f64>,
     /// sha256 of the executable that computed the cell: provenance only, not part of the key.
     pub binary: String,
 }

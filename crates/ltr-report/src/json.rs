@@ -40,6 +40,9 @@ pub struct ReportJson<'a> {
     pub std: Vec<StdRow<'a>>,
     /// Every cell: the chosen parameters, the validation value, the test metrics.
     pub folds: Vec<FoldJson<'a>>,
+    /// Per dataset, algorithm and model statistic (FenchelRank's sparsity, the cascade's cost
+    /// per query): mean and sample standard deviation over folds.
+    pub model_statistics: Vec<crate::ModelStatRow>,
     /// The published numbers of the collection.
     pub published: Vec<&'a PublishedRow>,
     /// Cells that failed.
@@ -111,6 +114,9 @@ pub struct FoldJson<'a> {
     pub validation: f64,
     /// Test metrics.
     pub metrics: MetricValues,
+    /// Statistics of the selected model on the test split (absent for most algorithms).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub model_statistics: &'a BTreeMap<String, f64>,
 }
 
 fn values(v: &[f64; 8]) -> MetricValues {
@@ -187,9 +193,11 @@ pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> Rep
                     chosen_params: chosen.map(|g| g.config.params_json()).unwrap_or_default(),
                     validation: chosen.map_or(f64::NAN, |g| g.vali),
                     metrics: values(&FoldRow::of(c).metrics),
+                    model_statistics: &c.model_stats,
                 }
             })
             .collect(),
+        model_statistics: crate::model_stat_rows(input),
         published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
         failed: &input.run.failed,
     }

@@ -150,6 +150,60 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
     Ok(Report { markdown, json, csv })
 }
 
+/// One model statistic of one algorithm on one dataset, over the folds that have it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModelStatRow {
+    /// Dataset.
+    pub dataset: String,
+    /// Algorithm label.
+    pub algorithm: String,
+    /// Statistic name (`sparsity`, `cost_per_query`, `cost_relative`).
+    pub statistic: String,
+    /// Folds that have it.
+    pub folds: usize,
+    /// Mean over those folds.
+    pub mean: f64,
+    /// Sample standard deviation over those folds (0 for one fold).
+    pub std: f64,
+}
+
+/// Every model statistic of the cells, in report order (dataset, algorithm, statistic name).
+pub fn model_stat_rows(input: &ReportInput) -> Vec<ModelStatRow> {
+    let mut rows: Vec<ModelStatRow> = Vec::new();
+    let mut values: Vec<Vec<f64>> = Vec::new();
+    for c in ordered_cells(input) {
+        for (name, &v) in &c.model_stats {
+            let at = rows
+                .iter()
+                .position(|r| r.dataset == c.dataset && r.algorithm == c.label && &r.statistic == name);
+            let i = at.unwrap_or_else(|| {
+                rows.push(ModelStatRow {
+                    dataset: c.dataset.clone(),
+                    algorithm: c.label.clone(),
+                    statistic: name.clone(),
+                    folds: 0,
+                    mean: 0.0,
+                    std: 0.0,
+                });
+                values.push(Vec::new());
+                rows.len() - 1
+            });
+            values[i].push(v);
+        }
+    }
+    for (r, v) in rows.iter_mut().zip(&values) {
+        let n = v.len() as f64;
+        r.folds = v.len();
+        r.mean = v.iter().sum::<f64>() / n;
+        r.std = if v.len() > 1 {
+            (v.iter().map(|x| (x - r.mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        } else {
+            0.0
+        };
+    }
+    rows
+}
+
 /// Cells sorted by the spec's dataset order, algorithm order, then fold.
 pub(crate) fn ordered_cells(input: &ReportInput) -> Vec<&CellRecord> {
     let ds = |d: &str| input.spec.datasets.iter().position(|x| x == d).unwrap_or(usize::MAX);
@@ -223,8 +277,50 @@ mod tests {
             chosen: 0,
             test: eval.summary,
             per_query: eval.per_query,
+            model_stats: BTreeMap::new(),
             binary: String::new(),
         }
+    }
+
+    #[test]
+    fn model_statistics_are_averaged_per_dataset_algorithm_and_name() {
+        let mut cells =
+            vec![cell("f", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]), cell("f", 2, &[0.1, 0.9, 0.5, 0.3, 0.2])];
+        cells[0].model_stats.insert("sparsity".into(), 0.5);
+        cells[1].model_stats.insert("sparsity".into(), 0.7);
+        cells.push(cell("g", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]));
+        let mut spec = ExperimentSpec::builtin("letor3").unwrap();
+        spec.datasets = vec!["D".into()];
+        let input = ReportInput {
+            run: RunRecord {
+                name: "t".into(),
+                spec_source: String::new(),
+                collection: "letor3".into(),
+                seed: 1,
+                datasets: Vec::new(),
+                cells: cells.iter().map(|c| c.key.clone()).collect(),
+                failed: Vec::new(),
+                computed: 0,
+                wall_seconds: 0.0,
+                threads: 1,
+                version: String::new(),
+            },
+            cells,
+            spec,
+            timings: BTreeMap::new(),
+            published: Published::builtin().unwrap(),
+            title: "T".into(),
+            code_version: "v".into(),
+        };
+        let rows = model_stat_rows(&input);
+        assert_eq!(rows.len(), 1, "only the cells that have statistics");
+        let r = &rows[0];
+        assert_eq!(
+            (r.dataset.as_str(), r.algorithm.as_str(), r.statistic.as_str(), r.folds),
+            ("D", "f", "sparsity", 2)
+        );
+        assert!((r.mean - 0.6).abs() < 1e-15);
+        assert!((r.std - 0.02f64.sqrt()).abs() < 1e-15, "sample standard deviation");
     }
 
     #[test]

@@ -227,6 +227,7 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
             .collect();
         md += &table(header, rows);
         md += "\n";
+        md += &model_stats_table(input, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();
     }
@@ -309,6 +310,36 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
     rows.dedup();
     md += &table(vec!["File".into(), "sha256".into()], rows);
     md
+}
+
+/// The model statistics of dataset `d` (FenchelRank's sparsity, the cascade's cost), or
+/// nothing when no algorithm has any.
+fn model_stats_table(input: &ReportInput, d: &str) -> String {
+    let rows: Vec<Vec<String>> = crate::model_stat_rows(input)
+        .into_iter()
+        .filter(|r| r.dataset == d)
+        .map(|r| {
+            let (what, digits) = match r.statistic.as_str() {
+                "sparsity" => ("sparsity ratio: 1 - nonzero weights / features", 4),
+                "cost_per_query" => ("feature evaluations per test query (unit cost)", 1),
+                "cost_relative" => ("cost / cost of the same stages without pruning", 4),
+                other => (other, 4),
+            };
+            vec![
+                r.algorithm,
+                what.to_owned(),
+                format!("{:.digits$} ± {:.digits$}", r.mean, r.std),
+                r.folds.to_string(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "Model statistics (mean ± standard deviation over folds of the selected models):\n\n{}\n",
+        table(["Algorithm", "Statistic", "Value", "Folds"].map(String::from).to_vec(), rows)
+    )
 }
 
 /// The published reference numbers for dataset `d` beside ours (`here`: our aggregates on
