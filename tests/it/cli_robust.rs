@@ -1,0 +1,138 @@
+//! The `ltr` binary under hostile conditions: a closed stdout, failing writes, absurd sizes
+//! in flags and model files, models applied to data of another width. Every case must end
+//! with a clear message (or, for a closed stdout, quietly), never a panic or an abort.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn ltr() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ltr"));
+    c.env_remove("LTR_MIRROR").env_remove("LTR_DATA_DIR").env_remove("LTR_RESULTS_DIR").env("CI", "1");
+    c
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs `cmd` with its stdout a pipe whose reading end is already closed (`ltr ... | head -0`
+/// with `head` gone before the first write).
+fn with_closed_stdout(cmd: &mut Command) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+/// No panic, no abort (a signal), no Rust runtime message.
+fn assert_no_crash(what: &str, out: &Output) {
+    let err = stderr(out);
+    assert!(out.status.code().is_some(), "{what}: killed by a signal: {err}");
+    assert_ne!(out.status.code(), Some(101), "{what}: panicked: {err}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{what}: {err}");
+}
+
+/// A small LETOR file: `queries` queries of 6 documents over 3 features (grades 0..=2).
+fn small_letor(path: &Path, queries: usize, features: usize) {
+    let mut text = String::new();
+    for q in 0..queries {
+        for d in 0..6 {
+            let grade = (q + d) % 3;
+            text += &format!("{grade} qid:{}", q + 1);
+            for f in 0..features {
+                let v = ((q * 7 + d * 3 + f * 5) % 11) as f64 / 10.0 + grade as f64 * 0.05 * (f + 1) as f64;
+                text += &format!(" {}:{v:.3}", f + 1);
+            }
+            text += &format!(" #docid = D{q}-{d}\n");
+        }
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A folder with `train.txt` (3 features) and a trained regression model `m.json`.
+fn trained(dir: &Path) -> (PathBuf, PathBuf) {
+    let data = dir.join("train.txt");
+    small_letor(&data, 5, 3);
+    let model = dir.join("m.json");
+    let out = ltr()
+        .args(["train", "regression", "--train"])
+        .arg(&data)
+        .arg("--model")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (data, model)
+}
+
+const PIPE_SPEC: &str = r#"
+name = "pipe-check"
+collection = "letor3"
+datasets = ["OHSUMED"]
+folds = [1]
+seed = 1
+
+[[algorithms]]
+id = "regression"
+"#;
+
+/// `ltr <cmd> ... | head -1`: a closed stdout ends the program quietly with status 0, as
+/// ripgrep does, for every command that prints.
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let scores = d.join("scores.txt");
+    let spec = d.join("pipe.toml");
+    std::fs::write(&spec, PIPE_SPEC).unwrap();
+    let cache = d.join("cache");
+    let results = d.join("results");
+    let mut cases: Vec<(&str, Command)> = Vec::new();
+    let mut c = ltr();
+    c.arg("algorithms");
+    cases.push(("algorithms", c));
+    let mut c = ltr();
+    c.args(["train", "regression", "--train"]).arg(&data).arg("--model").arg(d.join("m2.json"));
+    cases.push(("train", c));
+    let mut c = ltr();
+    c.args(["predict", "--model"]).arg(&model).arg("--data").arg(&data).arg("--scores").arg(&scores);
+    cases.push(("predict", c));
+    let mut c = ltr();
+    c.args(["fetch", "letor3", "--datasets", "OHSUMED", "--data-dir"]).arg(&cache);
+    cases.push(("fetch", c));
+    let mut c = ltr();
+    c.arg("run").arg(&spec).arg("--results").arg(&results).arg("--data-dir").arg(&cache);
+    cases.push(("run", c));
+    let mut c = ltr();
+    c.arg("report").arg(&spec).arg("--results").arg(&results).arg("--out").arg(d.join("reports"));
+    cases.push(("report", c));
+    for (what, mut cmd) in cases {
+        let out = with_closed_stdout(&mut cmd);
+        assert_no_crash(what, &out);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{what}: {err}");
+        assert!(!err.contains("Broken pipe") && !err.contains("error"), "{what}: {err}");
+    }
+    // eval reads the scores predict wrote.
+    let out = ltr()
+        .args(["predict", "--model"])
+        .arg(&model)
+        .arg("--data")
+        .arg(&data)
+        .arg("--scores")
+        .arg(&scores)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for format in ["text", "json", "official"] {
+        let out = with_closed_stdout(ltr().arg("eval").arg(&data).arg(&scores).args([
+            "--per-query",
+            "--format",
+            format,
+        ]));
+        assert_no_crash("eval", &out);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "eval: {err}");
+        assert!(!err.contains("Broken pipe") && !err.contains("error"), "eval: {err}");
+    }
+}
