@@ -1,6 +1,5 @@
 //! `ltr eval FEATURE_FILE SCORE_FILE`: a drop-in for the official LETOR evaluation scripts.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -98,6 +97,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             serde_json::to_string_pretty(&v)? + "\n"
         }
     };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    crate::write_stdout(text.as_bytes());
     Ok(ExitCode::SUCCESS)
 }
