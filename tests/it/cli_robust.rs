@@ -136,3 +136,87 @@ fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
         assert!(!err.contains("Broken pipe") && !err.contains("error"), "eval: {err}");
     }
 }
+
+/// `ltr ARGS` with every file it writes limited to 512 bytes, SIGXFSZ ignored: a write past
+/// the limit fails (EFBIG) as on a full disk.
+fn ltr_on_a_full_disk(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 1; exec "$0" "$@""#)
+        .arg(env!("CARGO_BIN_EXE_ltr"))
+        .args(args)
+        .env_remove("LTR_MIRROR")
+        .output()
+        .unwrap()
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A model or score file is replaced whole or not at all: when the new one cannot be
+/// written, the old one stays byte-identical and no temporary file is left behind.
+#[test]
+fn a_failing_write_leaves_the_old_model_and_scores_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = d.join("wide.txt");
+    small_letor(&data, 40, 150);
+    let model = d.join("model.json");
+    let out = ltr()
+        .args(["train", "regression", "--train"])
+        .arg(&data)
+        .arg("--model")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let scores = d.join("scores.txt");
+    let out = ltr()
+        .args(["predict", "--model"])
+        .arg(&model)
+        .arg("--data")
+        .arg(&data)
+        .arg("--scores")
+        .arg(&scores)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (old_model, old_scores) = (std::fs::read(&model).unwrap(), std::fs::read(&scores).unwrap());
+    assert!(old_model.len() > 2048 && old_scores.len() > 2048);
+    let before = names_in(d);
+
+    let out = ltr_on_a_full_disk(&[
+        "train".as_ref(),
+        "regression".as_ref(),
+        "--set".as_ref(),
+        "lambda=0.5".as_ref(),
+        "--train".as_ref(),
+        data.as_os_str(),
+        "--model".as_ref(),
+        model.as_os_str(),
+    ]);
+    assert_no_crash("train", &out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("model.json"), "{}", stderr(&out));
+    assert!(std::fs::read(&model).unwrap() == old_model, "the old model was changed");
+
+    let out = ltr_on_a_full_disk(&[
+        "predict".as_ref(),
+        "--model".as_ref(),
+        model.as_os_str(),
+        "--data".as_ref(),
+        data.as_os_str(),
+        "--scores".as_ref(),
+        scores.as_os_str(),
+    ]);
+    assert_no_crash("predict", &out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(std::fs::read(&scores).unwrap() == old_scores, "the old scores were changed");
+    assert_eq!(names_in(d), before, "a temporary file was left behind");
+}
