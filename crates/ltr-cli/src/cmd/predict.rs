@@ -37,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let scores = file.model.score_vec(&data)?;
     log::info!("scored in {:.3} s", t.elapsed().as_secs_f64());
-    std::fs::write(&args.scores, format_scores(&scores))
+    ltr_core::write_atomic(&args.scores, format_scores(&scores).as_bytes())
         .with_context(|| format!("writing {}", args.scores.display()))?;
     println!("wrote {} scores to {}", scores.len(), args.scores.display());
     Ok(ExitCode::SUCCESS)

@@ -39,7 +39,7 @@ pub struct Args {
     /// Feature count (default: the highest index in the training file).
     #[arg(long)]
     features: Option<usize>,
-    /// Where to write the model (JSON).
+    /// Where to write the model (JSON; replaced atomically: the old file stays whole on error).
     #[arg(long)]
     model: PathBuf,
 }
@@ -108,7 +108,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         model,
     };
     let text = serde_json::to_string(&file)? + "\n";
-    std::fs::write(&args.model, text).with_context(|| format!("writing {}", args.model.display()))?;
+    ltr_core::write_atomic(&args.model, text.as_bytes())
+        .with_context(|| format!("writing {}", args.model.display()))?;
     println!("wrote {}", args.model.display());
     Ok(ExitCode::SUCCESS)
 }
