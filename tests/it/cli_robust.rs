@@ -220,3 +220,90 @@ fn a_failing_write_leaves_the_old_model_and_scores_byte_identical() {
     assert!(std::fs::read(&scores).unwrap() == old_scores, "the old scores were changed");
     assert_eq!(names_in(d), before, "a temporary file was left behind");
 }
+
+/// `cmd`'s output, or a failure if it has not finished within `secs` seconds (it is killed).
+fn output_within(cmd: &mut Command, secs: u64) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{cmd:?} still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The failure of `what`: no crash, a non-zero status, and a first line `error: ...` that
+/// contains `needle`.
+fn assert_clear_error(what: &str, out: &Output, needle: &str) {
+    assert_no_crash(what, out);
+    let err = stderr(out);
+    assert!(!out.status.success(), "{what}: succeeded: {err}");
+    let first = err.lines().find(|l| !l.starts_with('[')).unwrap_or_default();
+    assert!(first.starts_with("error: ") && first.contains(needle), "{what}: expected `{needle}` in: {err}");
+}
+
+/// Every size taken from a flag or a model file has an upper bound checked before anything
+/// is allocated: the command fails with one clear line, never panics, aborts or hangs.
+#[test]
+fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let huge = "18446744073709551615";
+
+    let out = output_within(
+        ltr()
+            .args(["train", "regression", "--features", huge, "--train"])
+            .arg(&data)
+            .arg("--model")
+            .arg(d.join("x.json")),
+        60,
+    );
+    assert_clear_error("train --features", &out, "--features");
+
+    let metric = format!("ndcg@{huge}");
+    let out = output_within(
+        ltr()
+            .args(["train", "regression", "--metric", &metric, "--train"])
+            .arg(&data)
+            .arg("--vali")
+            .arg(&data)
+            .arg("--model")
+            .arg(d.join("x.json")),
+        60,
+    );
+    assert_clear_error("train --metric", &out, "ndcg@");
+
+    let scores = d.join("scores.txt");
+    let out = ltr()
+        .args(["predict", "--model"])
+        .arg(&model)
+        .arg("--data")
+        .arg(&data)
+        .arg("--scores")
+        .arg(&scores)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = output_within(ltr().arg("eval").arg(&data).arg(&scores).args(["--max-k", huge]), 60);
+    assert_clear_error("eval --max-k", &out, "--max-k");
+
+    let out = output_within(ltr().args(["--threads", huge, "eval"]).arg(&data).arg(&scores), 60);
+    assert_clear_error("--threads", &out, "--threads");
+
+    // A model file that declares 10^12 features (its weights say 3).
+    let text = std::fs::read_to_string(&model).unwrap();
+    assert!(text.contains(r#""n_features":3"#), "{text}");
+    let big = d.join("big.json");
+    std::fs::write(&big, text.replace(r#""n_features":3"#, r#""n_features":1000000000000"#)).unwrap();
+    let out = output_within(
+        ltr().args(["predict", "--model"]).arg(&big).arg("--data").arg(&data).arg("--scores").arg(&scores),
+        60,
+    );
+    assert_clear_error("predict with n_features 1e12", &out, "big.json");
+    assert!(stderr(&out).contains("n_features"), "{}", stderr(&out));
+}
