@@ -39,6 +39,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The largest `--threads` (and `RAYON_NUM_THREADS`): far above any machine this runs on,
+/// low enough that a typo cannot make the process spawn threads until it hangs.
+const MAX_THREADS: usize = 1024;
+
 /// Learning-to-rank benchmark and reproducibility suite.
 #[derive(Debug, Parser)]
 #[command(name = "ltr", version, about, long_about = None, propagate_version = true)]
@@ -49,8 +53,8 @@ struct Cli {
     /// Only warnings and errors.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     quiet: bool,
-    /// Worker threads (default: all cores; `RAYON_NUM_THREADS` also works).
-    #[arg(long, global = true)]
+    /// Worker threads, at most 1024 (default: all cores; `RAYON_NUM_THREADS` also works).
+    #[arg(long, global = true, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_THREADS as u64))]
     threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
@@ -84,6 +88,13 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
+    if cli.threads.is_none()
+        && let Some(n) = std::env::var("RAYON_NUM_THREADS").ok().and_then(|v| v.trim().parse::<u64>().ok())
+        && n > MAX_THREADS as u64
+    {
+        eprintln!("error: RAYON_NUM_THREADS={n}: at most {MAX_THREADS} threads");
+        return ExitCode::FAILURE;
+    }
     if let Some(n) = cli.threads
         && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
     {

@@ -25,7 +25,7 @@ pub mod select;
 mod traits;
 
 pub use convention::Convention;
-pub use dataset::{Dataset, DatasetBuilder, Grade, QueryView};
+pub use dataset::{Dataset, DatasetBuilder, Grade, MAX_FEATURES, QueryView};
 pub use error::{Error, Result};
 pub use fs::write_atomic;
 pub use info::{AlgorithmInfo, Family, LossType};

@@ -23,5 +23,5 @@ pub mod store;
 
 pub use code::CodeHashes;
 pub use error::{HarnessError, Result};
-pub use registry::{ALGORITHMS, AlgoConfig, AnyModel};
+pub use registry::{ALGORITHMS, AlgoConfig, AnyModel, ModelFile};
 pub use spec::{AlgorithmEntry, ExperimentSpec};

@@ -166,6 +166,70 @@ registry! {
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO, Metric::Ndcg(10);
 }
 
+/// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
+/// what produced it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelFile {
+    /// ltr version that wrote it.
+    pub ltr_version: String,
+    /// Parameters.
+    pub config: AlgoConfig,
+    /// Seed.
+    pub seed: u64,
+    /// Feature count of the training data.
+    pub n_features: usize,
+    /// The model.
+    pub model: AnyModel,
+}
+
+impl ModelFile {
+    /// The file's text: one line of JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string(self)
+            .map(|t| t + "\n")
+            .map_err(|e| HarnessError::Serialize { what: "the model".into(), reason: e.to_string() })
+    }
+
+    /// Reads a model file's text and checks it ([`ModelFile::check`]): a file that parses
+    /// but does not hold together is refused here, before any data is read for it.
+    pub fn from_json(bytes: &[u8]) -> Result<Self> {
+        let file: Self = serde_json::from_slice(bytes).map_err(|e| ltr_core::Error::model(e.to_string()))?;
+        file.check()?;
+        Ok(file)
+    }
+
+    /// The declared feature count is at most [`ltr_core::MAX_FEATURES`] and is the model's
+    /// own; the parameters and the model are of one algorithm.
+    pub fn check(&self) -> Result<()> {
+        if self.n_features > ltr_core::MAX_FEATURES {
+            return Err(ltr_core::Error::model(format!(
+                "n_features = {} is above the largest supported, {}",
+                self.n_features,
+                ltr_core::MAX_FEATURES
+            ))
+            .into());
+        }
+        if self.model.n_features() != self.n_features {
+            return Err(ltr_core::Error::model(format!(
+                "the file declares n_features = {} but its {} model has {}",
+                self.n_features,
+                self.model.id(),
+                self.model.n_features()
+            ))
+            .into());
+        }
+        if self.config.id() != self.model.id() {
+            return Err(ltr_core::Error::model(format!(
+                "the parameters are {}'s but the model is {}'s",
+                self.config.id(),
+                self.model.id()
+            ))
+            .into());
+        }
+        Ok(())
+    }
+}
+
 /// One parameter as `ltr algorithms` prints it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamDoc {

@@ -39,8 +39,8 @@ pub struct Args {
     /// `standard` only: what a query without relevant documents scores.
     #[arg(long, value_enum)]
     no_relevant: Option<NoRelevantArg>,
-    /// Report cut-offs 1..=K (default: 16 for letor3, else 10).
-    #[arg(long)]
+    /// Report cut-offs 1..=K (default: 16 for letor3, else 10; at most 1000).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=ltr_metrics::MAX_K as u64))]
     max_k: Option<usize>,
 }
 

@@ -6,9 +6,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use ltr_data::{ReadOptions, read_file};
+use ltr_harness::ModelFile;
 use ltr_harness::store::format_scores;
-
-use crate::cmd::train::ModelFile;
 
 /// Arguments of `ltr predict`.
 #[derive(Debug, clap::Args)]
@@ -27,8 +26,8 @@ pub struct Args {
 /// Runs `ltr predict`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = std::fs::read(&args.model).with_context(|| format!("reading {}", args.model.display()))?;
-    let file: ModelFile = serde_json::from_slice(&text)
-        .with_context(|| format!("{} is not an ltr model file", args.model.display()))?;
+    let file = ModelFile::from_json(&text)
+        .with_context(|| format!("{} is not a usable ltr model file", args.model.display()))?;
     let t = Instant::now();
     let opts = ReadOptions { n_features: Some(file.n_features), ..Default::default() };
     let data =

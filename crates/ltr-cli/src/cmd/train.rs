@@ -7,10 +7,9 @@ use std::time::Instant;
 use anyhow::Context;
 use ltr_core::{Rng, Validation};
 use ltr_data::{ReadOptions, read_file};
-use ltr_harness::AnyModel;
+use ltr_harness::ModelFile;
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
-use serde::{Deserialize, Serialize};
 
 /// Arguments of `ltr train`.
 #[derive(Debug, clap::Args)]
@@ -36,27 +35,12 @@ pub struct Args {
     /// evaluate during training (default: letor3, as `ltr eval`).
     #[arg(long)]
     convention: Option<Convention>,
-    /// Feature count (default: the highest index in the training file).
-    #[arg(long)]
+    /// Feature count (default: the highest index in the training file; at most 2^20).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=ltr_core::MAX_FEATURES as u64))]
     features: Option<usize>,
     /// Where to write the model (JSON; replaced atomically: the old file stays whole on error).
     #[arg(long)]
     model: PathBuf,
-}
-
-/// The model file: the fitted model with what produced it.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ModelFile {
-    /// ltr version that wrote it.
-    pub ltr_version: String,
-    /// Parameters.
-    pub config: AlgoConfig,
-    /// Seed.
-    pub seed: u64,
-    /// Feature count.
-    pub n_features: usize,
-    /// The model.
-    pub model: AnyModel,
 }
 
 /// The help of the algorithm argument: the registered ids.
@@ -107,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         n_features: train.n_features(),
         model,
     };
-    let text = serde_json::to_string(&file)? + "\n";
+    let text = file.to_json()?;
     ltr_core::write_atomic(&args.model, text.as_bytes())
         .with_context(|| format!("writing {}", args.model.display()))?;
     println!("wrote {}", args.model.display());
