@@ -307,3 +307,38 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
     assert_clear_error("predict with n_features 1e12", &out, "big.json");
     assert!(stderr(&out).contains("n_features"), "{}", stderr(&out));
 }
+
+/// A model applied to data of another width is an error (a missing column would read as 0
+/// and every score would be silently wrong), unless `--allow-width-mismatch` is given for
+/// narrower data. Wider data is always refused: its extra columns would be ignored.
+#[test]
+fn a_model_applied_to_data_of_another_width_is_an_error_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_, model) = trained(d);
+    let scores = d.join("scores.txt");
+    let predict = |data: &Path, allow: bool| {
+        let mut c = ltr();
+        c.args(["predict", "--model"]).arg(&model).arg("--data").arg(data).arg("--scores").arg(&scores);
+        if allow {
+            c.arg("--allow-width-mismatch");
+        }
+        c.output().unwrap()
+    };
+    let narrow = d.join("narrow.txt");
+    small_letor(&narrow, 4, 2);
+    let out = predict(&narrow, false);
+    assert_clear_error("narrower data", &out, "narrow.txt");
+    assert!(stderr(&out).contains("--allow-width-mismatch"), "{}", stderr(&out));
+    assert!(!scores.exists());
+    let out = predict(&narrow, true);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&scores).unwrap().lines().count(), 24);
+
+    let wide = d.join("wide.txt");
+    small_letor(&wide, 4, 4);
+    for allow in [false, true] {
+        let out = predict(&wide, allow);
+        assert_clear_error("wider data", &out, "wide.txt");
+    }
+}
