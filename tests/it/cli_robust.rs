@@ -341,4 +341,18 @@ fn a_model_applied_to_data_of_another_width_is_an_error_unless_allowed() {
         let out = predict(&wide, allow);
         assert_clear_error("wider data", &out, "wide.txt");
     }
+
+    // The validation file of `ltr train` against the training file, the same way.
+    let train = |vali: &Path, allow: bool| {
+        let mut c = ltr();
+        c.args(["train", "regression", "--train"]).arg(d.join("train.txt")).arg("--vali").arg(vali);
+        c.arg("--model").arg(d.join("v.json"));
+        if allow {
+            c.arg("--allow-width-mismatch");
+        }
+        c.output().unwrap()
+    };
+    assert_clear_error("narrower vali", &train(&narrow, false), "narrow.txt");
+    assert!(train(&narrow, true).status.success());
+    assert_clear_error("wider vali", &train(&wide, true), "wide.txt");
 }

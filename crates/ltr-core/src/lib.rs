@@ -32,4 +32,4 @@ pub use info::{AlgorithmInfo, Family, LossType};
 pub use params::{ParamInfo, ParamRange, ReadmeRow, check_readme, check_table, param_info, readme_rows};
 pub use seed::{Rng, derive_seed};
 pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
-pub use traits::{Learner, Measure, Params, Ranker, Validation, check_scoring};
+pub use traits::{Learner, Measure, Params, Ranker, Validation, check_feature, check_scoring, check_width};

@@ -23,14 +23,40 @@ macro_rules! registry {
         }
 
         /// A fitted model of any algorithm (serialised as `{"algorithm": "<id>", "model": {...}}`).
+        ///
+        /// Deserialising checks the model ([`AnyModel::check`]): every model loaded from a
+        /// file or the result store is one that scores data of its width without panicking
+        /// and reads no feature past it.
         #[derive(Debug, Clone, Serialize, Deserialize)]
-        #[serde(tag = "algorithm", content = "model")]
+        #[serde(tag = "algorithm", content = "model", try_from = "RawAnyModel")]
         pub enum AnyModel {
             $(
                 #[doc = concat!("`", $id, "`")]
                 #[serde(rename = $id)]
                 $variant(<<$krate::$params as Params>::Checked as Learner>::Model),
             )*
+        }
+
+        /// [`AnyModel`] as read, before its check.
+        #[derive(Deserialize)]
+        #[serde(tag = "algorithm", content = "model")]
+        enum RawAnyModel {
+            $(
+                #[serde(rename = $id)]
+                $variant(<<$krate::$params as Params>::Checked as Learner>::Model),
+            )*
+        }
+
+        impl TryFrom<RawAnyModel> for AnyModel {
+            type Error = String;
+            fn try_from(raw: RawAnyModel) -> std::result::Result<Self, String> {
+                let model = match raw { $(RawAnyModel::$variant(m) => Self::$variant(m),)* };
+                model.check().map_err(|e| match e {
+                    ltr_core::Error::InvalidModel { reason } => format!("{} model: {reason}", model.id()),
+                    other => format!("{} model: {other}", model.id()),
+                })?;
+                Ok(model)
+            }
         }
 
         /// Metadata of every registered algorithm, in registry order.
@@ -101,6 +127,12 @@ macro_rules! registry {
             /// Number of features the model expects.
             pub fn n_features(&self) -> usize {
                 match self { $(Self::$variant(m) => m.n_features(),)* }
+            }
+
+            /// The model's own checks ([`Ranker::check`]): width bounded, every feature it
+            /// reads inside it, parts of matching sizes.
+            pub fn check(&self) -> ltr_core::Result<()> {
+                match self { $(Self::$variant(m) => Ranker::check(m),)* }
             }
 
             /// Scores every document of `data` into `out`.
@@ -199,7 +231,8 @@ impl ModelFile {
     }
 
     /// The declared feature count is at most [`ltr_core::MAX_FEATURES`] and is the model's
-    /// own; the parameters and the model are of one algorithm.
+    /// own; the parameters and the model are of one algorithm; the model passes its own
+    /// checks ([`AnyModel::check`]).
     pub fn check(&self) -> Result<()> {
         if self.n_features > ltr_core::MAX_FEATURES {
             return Err(ltr_core::Error::model(format!(
@@ -226,6 +259,7 @@ impl ModelFile {
             ))
             .into());
         }
+        self.model.check()?;
         Ok(())
     }
 }

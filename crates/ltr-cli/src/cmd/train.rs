@@ -11,6 +11,8 @@ use ltr_harness::ModelFile;
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
 
+use crate::cmd::predict::read_of_width;
+
 /// Arguments of `ltr train`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -38,6 +40,10 @@ pub struct Args {
     /// Feature count (default: the highest index in the training file; at most 2^20).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=ltr_core::MAX_FEATURES as u64))]
     features: Option<usize>,
+    /// Accept a validation file with fewer features than the training file (the missing
+    /// ones read as 0); without --features, widths must otherwise agree.
+    #[arg(long)]
+    allow_width_mismatch: bool,
     /// Where to write the model (JSON; replaced atomically: the old file stays whole on error).
     #[arg(long)]
     model: PathBuf,
@@ -57,12 +63,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("reading {}", args.train.display()))?
         .dataset
         .with_convention(args.convention);
-    let opts = ReadOptions { n_features: Some(train.n_features()), ..Default::default() };
     let vali = match &args.vali {
-        Some(p) => Some(
+        // A declared width applies to both files.
+        Some(p) if args.features.is_some() => Some(
             read_file(p, &opts)
                 .with_context(|| format!("reading {}", p.display()))?
                 .dataset
+                .with_convention(args.convention),
+        ),
+        Some(p) => Some(
+            read_of_width(p, train.n_features(), args.allow_width_mismatch, "the training data")?
                 .with_convention(args.convention),
         ),
         None => None,
