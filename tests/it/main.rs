@@ -6,6 +6,7 @@
 
 mod cli_eval;
 mod cli_fetch;
+mod cli_robust;
 mod common;
 mod data;
 mod eval_golden;

@@ -179,6 +179,14 @@ impl<W: WeakRanker> Ranker for Cascade<W> {
         self.n_features
     }
 
+    fn check(&self) -> Result<()> {
+        ltr_core::check_width(self.n_features)?;
+        for (t, s) in self.stages.iter().enumerate() {
+            s.weak.check(&format!("stage {}", t + 1), self.n_features)?;
+        }
+        Ok(())
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         let mut acc = 0.0;
         for s in &self.stages {

@@ -13,6 +13,10 @@ pub trait WeakRanker:
 {
     /// The weak ranker's score of one document.
     fn score(&self, row: &[f32]) -> f64;
+
+    /// Checks that it reads only features below `n_features` (`what` names it in the
+    /// error: "round 3"); see [`Ranker::check`].
+    fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()>;
 }
 
 /// One boosting round: a weak ranker and its weight.
@@ -76,6 +80,14 @@ impl<W: WeakRanker> Ranker for Ensemble<W> {
         self.n_features
     }
 
+    fn check(&self) -> ltr_core::Result<()> {
+        ltr_core::check_width(self.n_features)?;
+        for (t, r) in self.rounds.iter().enumerate() {
+            r.weak.check(&format!("round {}", t + 1), self.n_features)?;
+        }
+        Ok(())
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         let mut acc = 0.0;
         for r in &self.rounds {
@@ -96,6 +108,9 @@ mod tests {
     impl WeakRanker for Feat {
         fn score(&self, row: &[f32]) -> f64 {
             row.get(self.0).map_or(0.0, |&v| f64::from(v))
+        }
+        fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()> {
+            ltr_core::check_feature(what, self.0, n_features)
         }
     }
 

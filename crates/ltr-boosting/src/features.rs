@@ -19,6 +19,10 @@ impl WeakRanker for FeatureRanker {
         let v = row.get(self.feature).map_or(0.0, |&v| f64::from(v));
         if self.negated { -v } else { v }
     }
+
+    fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()> {
+        ltr_core::check_feature(what, self.feature, n_features)
+    }
 }
 
 /// Every feature of a dataset as a candidate (and, with `negated`, every sign-flipped one

@@ -57,6 +57,9 @@ mod tests {
         fn score(&self, row: &[f32]) -> f64 {
             row.get(self.0).map_or(0.0, |&v| f64::from(v))
         }
+        fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()> {
+            ltr_core::check_feature(what, self.0, n_features)
+        }
     }
 
     struct Features {

@@ -3,6 +3,34 @@
 //!
 //! Raw arguments are turned into validated configurations before any work starts; `main`
 //! returns an exit code and prints the whole error chain on failure.
+//!
+//! Exit status: 0 success, and also a closed stdout (`ltr ... | head -1` ends the program
+//! quietly, as ripgrep does); 1 failure (an error, a failed cell, a check that did not pass;
+//! one `error:` line with its causes on stderr); 2 a command line clap refuses (unknown flag,
+//! a value out of its range).
+
+// Every print of the CLI goes through these macros, which shadow the standard ones in every
+// module below (a `macro_rules!` in scope takes precedence over the prelude's). The standard
+// `println!` panics when stdout is a closed pipe (`ltr ... | head -1`): the reader has all it
+// wanted, so the program ends there, quietly, with status 0, as ripgrep does. Writing to a
+// closed stderr is ignored: there is nowhere left to say anything.
+macro_rules! println {
+    () => {
+        $crate::write_stdout(b"\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format!("{}\n", format_args!($($arg)*)).as_bytes())
+    };
+}
+
+macro_rules! eprintln {
+    () => {
+        $crate::write_stderr(b"\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::write_stderr(format!("{}\n", format_args!($($arg)*)).as_bytes())
+    };
+}
 
 mod cmd;
 mod progress;
@@ -10,6 +38,10 @@ mod progress;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// The largest `--threads` (and `RAYON_NUM_THREADS`): far above any machine this runs on,
+/// low enough that a typo cannot make the process spawn threads until it hangs.
+const MAX_THREADS: usize = 1024;
 
 /// Learning-to-rank benchmark and reproducibility suite.
 #[derive(Debug, Parser)]
@@ -21,8 +53,8 @@ struct Cli {
     /// Only warnings and errors.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     quiet: bool,
-    /// Worker threads (default: all cores; `RAYON_NUM_THREADS` also works).
-    #[arg(long, global = true)]
+    /// Worker threads, at most 1024 (default: all cores; `RAYON_NUM_THREADS` also works).
+    #[arg(long, global = true, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_THREADS as u64))]
     threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
@@ -56,6 +88,13 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
+    if cli.threads.is_none()
+        && let Some(n) = std::env::var("RAYON_NUM_THREADS").ok().and_then(|v| v.trim().parse::<u64>().ok())
+        && n > MAX_THREADS as u64
+    {
+        eprintln!("error: RAYON_NUM_THREADS={n}: at most {MAX_THREADS} threads");
+        return ExitCode::FAILURE;
+    }
     if let Some(n) = cli.threads
         && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
     {
@@ -119,6 +158,28 @@ fn init_logging(verbose: u8, quiet: bool) {
     };
     let env = env_logger::Env::default().default_filter_or(level);
     env_logger::Builder::from_env(env).format_timestamp(None).format_target(false).init();
+}
+
+/// Writes `bytes` to stdout and flushes them. A closed stdout ends the program with status 0
+/// (see the `println!` above); any other failure to write ends it with status 1 and one line
+/// on stderr, since a command whose output is lost has failed.
+pub(crate) fn write_stdout(bytes: &[u8]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            write_stderr(format!("error: writing to stdout: {e}\n").as_bytes());
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Writes `bytes` to stderr, ignoring failures (a closed stderr leaves nowhere to report them).
+pub(crate) fn write_stderr(bytes: &[u8]) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(bytes);
 }
 
 /// Prints `error: <message>` and every cause on its own line.

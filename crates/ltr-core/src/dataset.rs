@@ -6,6 +6,13 @@ use crate::error::{Error, Result};
 /// A relevance grade (LETOR: 0..=2, MSLR: 0..=4).
 pub type Grade = u8;
 
+/// The largest feature count accepted from a flag or a model file (2^20). Public
+/// learning-to-rank data sets use at most a few hundred features (MSLR-WEB 136, Istella 220,
+/// Yahoo! LTR 700); the bound keeps every size derived from a width (rows x width x 4 bytes,
+/// a model's per-feature buffers) far from overflow, and refuses a corrupt width before
+/// anything is allocated for it.
+pub const MAX_FEATURES: usize = 1 << 20;
+
 /// A query-grouped learning-to-rank data set.
 ///
 /// Documents of one query are contiguous. Features are dense and row-major: document `i`

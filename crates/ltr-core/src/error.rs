@@ -42,6 +42,13 @@ pub enum Error {
     /// A measure that could not be computed (e.g. NaN scores on the validation split).
     #[error("evaluation failed: {0}")]
     Measure(String),
+    /// A model (read from a file) whose parts do not fit together: a feature index past its
+    /// feature count, a width above [`crate::MAX_FEATURES`], sizes that disagree.
+    #[error("invalid model: {reason}")]
+    InvalidModel {
+        /// What is wrong.
+        reason: String,
+    },
     /// A score buffer whose length is not the document count.
     #[error("score buffer holds {found} entries for {expected} documents")]
     ScoreBuffer {
@@ -56,6 +63,11 @@ impl Error {
     /// Shorthand for [`Error::InvalidParam`].
     pub fn param(name: &'static str, value: impl std::fmt::Display, reason: impl Into<String>) -> Self {
         Self::InvalidParam { name, value: value.to_string(), reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::InvalidModel`].
+    pub fn model(reason: impl Into<String>) -> Self {
+        Self::InvalidModel { reason: reason.into() }
     }
 
     /// Shorthand for [`Error::Fit`].

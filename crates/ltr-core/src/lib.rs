@@ -11,12 +11,13 @@
 //! * [`AlgorithmInfo`]: static metadata for the comparison tables.
 //! * [`Rng`] and [`derive_seed`]: all randomness flows from one `u64` through a pinned,
 //!   portable ChaCha8 stream; child seeds are derived by name.
-//!
-//! This crate does no I/O.
+//! * [`write_atomic`]: the one way the workspace replaces a file (temporary file, fsync,
+//!   rename), and this crate's only I/O.
 
 mod convention;
 mod dataset;
 mod error;
+mod fs;
 mod info;
 mod params;
 mod seed;
@@ -24,10 +25,11 @@ pub mod select;
 mod traits;
 
 pub use convention::Convention;
-pub use dataset::{Dataset, DatasetBuilder, Grade, QueryView};
+pub use dataset::{Dataset, DatasetBuilder, Grade, MAX_FEATURES, QueryView};
 pub use error::{Error, Result};
+pub use fs::write_atomic;
 pub use info::{AlgorithmInfo, Family, LossType};
 pub use params::{ParamInfo, ParamRange, ReadmeRow, check_readme, check_table, param_info, readme_rows};
 pub use seed::{Rng, derive_seed};
 pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
-pub use traits::{Learner, Measure, Params, Ranker, Validation, check_scoring};
+pub use traits::{Learner, Measure, Params, Ranker, Validation, check_feature, check_scoring, check_width};

@@ -357,6 +357,9 @@ mod tests {
         fn n_features(&self) -> usize {
             0
         }
+        fn check(&self) -> Result<()> {
+            Ok(())
+        }
         fn score_row(&self, _: &[f32]) -> f64 {
             0.0
         }

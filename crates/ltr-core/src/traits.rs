@@ -77,6 +77,13 @@ pub trait Ranker: Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send 
     /// Number of features the model was trained on.
     fn n_features(&self) -> usize;
 
+    /// Checks what a model read from a file can get wrong and a fitted one cannot: a width
+    /// above [`crate::MAX_FEATURES`] ([`check_width`]), a part that reads a feature past
+    /// [`Ranker::n_features`] ([`check_feature`]), parts whose sizes disagree. A model that
+    /// passes scores any data set of its width without panicking. Every model loaded by the
+    /// harness (model files, the result store) goes through it.
+    fn check(&self) -> Result<()>;
+
     /// The score of one document (`row.len() == n_features()`); higher ranks first.
     fn score_row(&self, row: &[f32]) -> f64;
 
@@ -95,6 +102,29 @@ pub trait Ranker: Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send 
         self.score(data, &mut out)?;
         Ok(out)
     }
+}
+
+/// A model's width is at most [`crate::MAX_FEATURES`].
+pub fn check_width(n_features: usize) -> Result<()> {
+    if n_features > crate::MAX_FEATURES {
+        return Err(Error::model(format!(
+            "{n_features} features, above the largest supported width, {}",
+            crate::MAX_FEATURES
+        )));
+    }
+    Ok(())
+}
+
+/// A model part (`what`: "round 3") reads feature `feature` (0-based) of a model of width
+/// `n_features`: it must be inside. Messages number features from 1, as LETOR files do.
+pub fn check_feature(what: impl std::fmt::Display, feature: usize, n_features: usize) -> Result<()> {
+    if feature >= n_features {
+        return Err(Error::model(format!(
+            "{what} reads feature {}, past the model's {n_features} features",
+            feature.saturating_add(1)
+        )));
+    }
+    Ok(())
 }
 
 /// The checks every `score` implementation starts with.

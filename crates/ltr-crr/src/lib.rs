@@ -361,6 +361,10 @@ impl Ranker for CrrModel {
         self.linear.n_features()
     }
 
+    fn check(&self) -> Result<()> {
+        self.linear.check()
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         // The same sum as the SGD steps take: `w.x`, then the bias.
         let s = self.linear.score_row(row);

@@ -195,6 +195,10 @@ impl Ranker for FenchelRankModel {
         self.linear.n_features()
     }
 
+    fn check(&self) -> Result<()> {
+        self.linear.check()
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         self.linear.score_row(row)
     }

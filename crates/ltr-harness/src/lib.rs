@@ -9,12 +9,14 @@
 //! * [`runner`]: every cell of a spec, in parallel, persisted as they finish.
 //! * [`store`]: the result store, keyed by the sha256 of what determines a cell.
 //! * [`code`]: the source hashes of the crates a cell's numbers go through (build time).
+//! * [`fuzz`]: structure-aware fuzzing of model files and specs.
 //!
 //! The harness never fetches: it takes datasets already resolved to local files
 //! (`ltr_data::resolved`).
 
 pub mod code;
 mod error;
+pub mod fuzz;
 pub mod protocol;
 pub mod registry;
 pub mod runner;
@@ -23,5 +25,5 @@ pub mod store;
 
 pub use code::CodeHashes;
 pub use error::{HarnessError, Result};
-pub use registry::{ALGORITHMS, AlgoConfig, AnyModel};
+pub use registry::{ALGORITHMS, AlgoConfig, AnyModel, ModelFile};
 pub use spec::{AlgorithmEntry, ExperimentSpec};

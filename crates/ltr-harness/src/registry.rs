@@ -23,14 +23,40 @@ macro_rules! registry {
         }
 
         /// A fitted model of any algorithm (serialised as `{"algorithm": "<id>", "model": {...}}`).
+        ///
+        /// Deserialising checks the model ([`AnyModel::check`]): every model loaded from a
+        /// file or the result store is one that scores data of its width without panicking
+        /// and reads no feature past it.
         #[derive(Debug, Clone, Serialize, Deserialize)]
-        #[serde(tag = "algorithm", content = "model")]
+        #[serde(tag = "algorithm", content = "model", try_from = "RawAnyModel")]
         pub enum AnyModel {
             $(
                 #[doc = concat!("`", $id, "`")]
                 #[serde(rename = $id)]
                 $variant(<<$krate::$params as Params>::Checked as Learner>::Model),
             )*
+        }
+
+        /// [`AnyModel`] as read, before its check.
+        #[derive(Deserialize)]
+        #[serde(tag = "algorithm", content = "model")]
+        enum RawAnyModel {
+            $(
+                #[serde(rename = $id)]
+                $variant(<<$krate::$params as Params>::Checked as Learner>::Model),
+            )*
+        }
+
+        impl TryFrom<RawAnyModel> for AnyModel {
+            type Error = String;
+            fn try_from(raw: RawAnyModel) -> std::result::Result<Self, String> {
+                let model = match raw { $(RawAnyModel::$variant(m) => Self::$variant(m),)* };
+                model.check().map_err(|e| match e {
+                    ltr_core::Error::InvalidModel { reason } => format!("{} model: {reason}", model.id()),
+                    other => format!("{} model: {other}", model.id()),
+                })?;
+                Ok(model)
+            }
         }
 
         /// Metadata of every registered algorithm, in registry order.
@@ -103,6 +129,12 @@ macro_rules! registry {
                 match self { $(Self::$variant(m) => m.n_features(),)* }
             }
 
+            /// The model's own checks ([`Ranker::check`]): width bounded, every feature it
+            /// reads inside it, parts of matching sizes.
+            pub fn check(&self) -> ltr_core::Result<()> {
+                match self { $(Self::$variant(m) => Ranker::check(m),)* }
+            }
+
             /// Scores every document of `data` into `out`.
             pub fn score(&self, data: &Dataset, out: &mut [f64]) -> ltr_core::Result<()> {
                 match self { $(Self::$variant(m) => m.score(data, out),)* }
@@ -164,6 +196,72 @@ registry! {
     RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO, Metric::Map;
     Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO, Metric::Map;
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO, Metric::Ndcg(10);
+}
+
+/// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
+/// what produced it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelFile {
+    /// ltr version that wrote it.
+    pub ltr_version: String,
+    /// Parameters.
+    pub config: AlgoConfig,
+    /// Seed.
+    pub seed: u64,
+    /// Feature count of the training data.
+    pub n_features: usize,
+    /// The model.
+    pub model: AnyModel,
+}
+
+impl ModelFile {
+    /// The file's text: one line of JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string(self)
+            .map(|t| t + "\n")
+            .map_err(|e| HarnessError::Serialize { what: "the model".into(), reason: e.to_string() })
+    }
+
+    /// Reads a model file's text and checks it ([`ModelFile::check`]): a file that parses
+    /// but does not hold together is refused here, before any data is read for it.
+    pub fn from_json(bytes: &[u8]) -> Result<Self> {
+        let file: Self = serde_json::from_slice(bytes).map_err(|e| ltr_core::Error::model(e.to_string()))?;
+        file.check()?;
+        Ok(file)
+    }
+
+    /// The declared feature count is at most [`ltr_core::MAX_FEATURES`] and is the model's
+    /// own; the parameters and the model are of one algorithm; the model passes its own
+    /// checks ([`AnyModel::check`]).
+    pub fn check(&self) -> Result<()> {
+        if self.n_features > ltr_core::MAX_FEATURES {
+            return Err(ltr_core::Error::model(format!(
+                "n_features = {} is above the largest supported, {}",
+                self.n_features,
+                ltr_core::MAX_FEATURES
+            ))
+            .into());
+        }
+        if self.model.n_features() != self.n_features {
+            return Err(ltr_core::Error::model(format!(
+                "the file declares n_features = {} but its {} model has {}",
+                self.n_features,
+                self.model.id(),
+                self.model.n_features()
+            ))
+            .into());
+        }
+        if self.config.id() != self.model.id() {
+            return Err(ltr_core::Error::model(format!(
+                "the parameters are {}'s but the model is {}'s",
+                self.config.id(),
+                self.model.id()
+            ))
+            .into());
+        }
+        self.model.check()?;
+        Ok(())
+    }
 }
 
 /// One parameter as `ltr algorithms` prints it.
@@ -374,6 +472,115 @@ mod tests {
             }
         }
         assert!(problems.is_empty(), "README parameter tables out of date:\n{}", problems.join("\n"));
+    }
+
+    /// 8 queries of 12 documents over 5 features, grades 0..=2 from the first two features.
+    fn toy() -> Dataset {
+        let mut b = ltr_core::DatasetBuilder::new(5);
+        let mut rng = Rng::new(3);
+        for q in 0..8 {
+            b.start_query(&format!("q{q}"));
+            for _ in 0..12 {
+                let x: Vec<f32> = (0..5).map(|_| rng.uniform() as f32).collect();
+                let grade = ((x[0] + 0.5 * x[1]) * 2.0) as u8;
+                b.push_doc(grade.min(2), &x, None).unwrap();
+            }
+        }
+        b.finish().unwrap()
+    }
+
+    /// A model file of every registered algorithm, trained on [`toy`] with its defaults.
+    fn toy_model_files() -> Vec<ModelFile> {
+        let data = toy();
+        ALGORITHMS
+            .iter()
+            .map(|info| {
+                let config = AlgoConfig::default_for(info.id).unwrap();
+                let model = config.fit(&data, None, &mut Rng::new(1)).unwrap();
+                ModelFile { ltr_version: "test".into(), config, seed: 1, n_features: 5, model }
+            })
+            .collect()
+    }
+
+    /// Sets every feature index in a model's JSON (`feature`, `split_feature`) to 10^9, and
+    /// lengthens every per-feature vector nested below the top level (a weak ranker's or a
+    /// standardisation's weights); returns whether anything changed.
+    fn corrupt_widths(v: &mut serde_json::Value, depth: usize) -> bool {
+        let mut changed = false;
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, x) in map.iter_mut() {
+                    match (k.as_str(), &mut *x) {
+                        ("feature", serde_json::Value::Number(_)) => {
+                            *x = serde_json::json!(1_000_000_000u64);
+                            changed = true;
+                        }
+                        ("split_feature", serde_json::Value::Array(a)) if !a.is_empty() => {
+                            a[0] = serde_json::json!(1_000_000_000u64);
+                            changed = true;
+                        }
+                        ("weights" | "mean", serde_json::Value::Array(a)) if depth > 0 => {
+                            a.push(serde_json::json!(0.5));
+                            changed = true;
+                        }
+                        _ => changed |= corrupt_widths(x, depth + 1),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for x in a {
+                    changed |= corrupt_widths(x, depth + 1);
+                }
+            }
+            _ => {}
+        }
+        changed
+    }
+
+    /// Every model type checks at load that each feature it reads is within its width, as
+    /// the tree models always did: a model pointing at feature 10^9 is refused, not read as 0.
+    #[test]
+    fn a_model_reading_a_feature_past_its_width_is_refused_at_load() {
+        let (mut without_indices, mut accepted) = (Vec::new(), Vec::new());
+        for file in toy_model_files() {
+            let id = file.model.id();
+            let text = file.to_json().unwrap();
+            let back = ModelFile::from_json(text.as_bytes()).unwrap();
+            assert_eq!(back.to_json().unwrap(), text, "{id}: round trip");
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if !corrupt_widths(&mut v["model"]["model"], 0) {
+                without_indices.push(id);
+                continue;
+            }
+            match ModelFile::from_json(v.to_string().as_bytes()) {
+                Err(e) if e.to_string().contains("feature") => {}
+                other => accepted.push(format!("{id}: {:?}", other.map(|_| ()).map_err(|e| e.to_string()))),
+            }
+        }
+        assert!(accepted.is_empty(), "corrupt models accepted:\n{}", accepted.join("\n"));
+        // Linear models read every feature once, by position: their width is their length,
+        // which the file's declared n_features must match.
+        assert_eq!(
+            without_indices,
+            ["regression", "prank", "ranksvm", "crr", "ranksvm-ensemble", "ir-svm", "ranklr", "fenchelrank"]
+        );
+    }
+
+    /// The declared feature count is the model's own, and the parameters are the model's.
+    #[test]
+    fn a_model_file_that_contradicts_its_model_is_refused() {
+        for file in toy_model_files() {
+            let id = file.model.id();
+            let mut wider = file.clone();
+            wider.n_features = 6;
+            let err = ModelFile::from_json(wider.to_json().unwrap().as_bytes()).unwrap_err().to_string();
+            assert!(err.contains("n_features = 6"), "{id}: {err}");
+            let mut other = file.clone();
+            let other_id = if id == "regression" { "ranksvm" } else { "regression" };
+            other.config = AlgoConfig::default_for(other_id).unwrap();
+            let err = ModelFile::from_json(other.to_json().unwrap().as_bytes()).unwrap_err().to_string();
+            assert!(err.contains("parameters"), "{id}: {err}");
+        }
     }
 
     #[test]

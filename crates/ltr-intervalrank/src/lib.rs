@@ -278,6 +278,10 @@ impl Ranker for IntervalRankModel {
         self.ensemble.n_features
     }
 
+    fn check(&self) -> Result<()> {
+        Ranker::check(&self.ensemble)
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         self.ensemble.score_row(row)
     }

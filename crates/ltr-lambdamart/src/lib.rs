@@ -201,6 +201,10 @@ impl Ranker for LambdaMartModel {
         self.ensemble.n_features
     }
 
+    fn check(&self) -> Result<()> {
+        Ranker::check(&self.ensemble)
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         self.ensemble.score_row(row)
     }

@@ -36,6 +36,11 @@ impl Ranker for LinearModel {
         self.weights.len()
     }
 
+    /// The width is the weight count: only its bound can be wrong.
+    fn check(&self) -> ltr_core::Result<()> {
+        ltr_core::check_width(self.weights.len())
+    }
+
     /// `weights . row + bias`.
     #[inline]
     fn score_row(&self, row: &[f32]) -> f64 {

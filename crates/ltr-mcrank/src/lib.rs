@@ -264,6 +264,26 @@ impl Ranker for McRankModel {
         self.ensembles.first().map_or(0, |e| e.n_features)
     }
 
+    fn check(&self) -> Result<()> {
+        if !(2..=MAX_CLASSES).contains(&self.ensembles.len()) {
+            return Err(Error::model(format!(
+                "a McRank model has 2 to {MAX_CLASSES} class ensembles, not {}",
+                self.ensembles.len()
+            )));
+        }
+        for (k, e) in self.ensembles.iter().enumerate() {
+            if e.n_features != self.n_features() {
+                return Err(Error::model(format!(
+                    "class {k}'s ensemble has {} features, class 0's {}",
+                    e.n_features,
+                    self.n_features()
+                )));
+            }
+            Ranker::check(e)?;
+        }
+        Ok(())
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         let f: Vec<f64> = self.ensembles.iter().map(|e| e.score_row(row)).collect();
         expected_grade(&f)

@@ -30,7 +30,7 @@ pub mod lambda;
 mod metric;
 pub mod official;
 
-pub use config::{EvalConfig, NoRelevant};
+pub use config::{EvalConfig, MAX_K, NoRelevant};
 pub use ltr_core::Convention;
 
 /// The convention of everything that names none (`ltr eval`, `ltr train`, user datasets,
@@ -65,6 +65,16 @@ pub enum Error {
     /// A metric name that does not parse.
     #[error("unknown metric `{0}` (expected map, mrr, mean-ndcg, ndcg@K, p@K or err@K)")]
     UnknownMetric(String),
+    /// A cut-off above [`MAX_K`].
+    #[error("{what}: cut-off {k} is above the largest supported, {max}")]
+    Cutoff {
+        /// The metric or setting that carries it (`ndcg@5000`, `max_k`).
+        what: String,
+        /// The cut-off given.
+        k: usize,
+        /// [`MAX_K`].
+        max: usize,
+    },
     /// An inconsistent evaluation config.
     #[error("invalid evaluation config: {0}")]
     Config(&'static str),

@@ -222,6 +222,9 @@ impl std::str::FromStr for Metric {
         if k == 0 {
             return Err(bad());
         }
+        if k > crate::MAX_K {
+            return Err(Error::Cutoff { what: s.trim().to_owned(), k, max: crate::MAX_K });
+        }
         match name {
             "ndcg" => Ok(Self::Ndcg(k)),
             "p" | "precision" => Ok(Self::Precision(k)),
@@ -262,6 +265,9 @@ mod tests {
             assert_eq!(m.to_string().parse::<Metric>().unwrap(), m);
         }
         assert!("ndcg@0".parse::<Metric>().is_err());
+        assert_eq!("p@1000".parse::<Metric>().unwrap(), Metric::Precision(crate::MAX_K));
+        let too_far = "ndcg@18446744073709551615".parse::<Metric>().unwrap_err().to_string();
+        assert!(too_far.contains("above the largest supported, 1000"), "{too_far}");
         assert!("auc".parse::<Metric>().is_err());
         assert_eq!("NDCG@10".parse::<Metric>().unwrap(), Metric::Ndcg(10));
     }

@@ -34,6 +34,19 @@ impl Ranker for NeuralModel {
         self.standardizer.n_features()
     }
 
+    fn check(&self) -> Result<()> {
+        ltr_core::check_width(self.n_features())?;
+        if !self.is_consistent() {
+            return Err(Error::model(format!(
+                "neural model: layer sizes {:?}, {} parameters and a standardisation of {} features do not fit together",
+                self.network.sizes,
+                self.network.params.len(),
+                self.n_features()
+            )));
+        }
+        Ok(())
+    }
+
     /// NaN for an inconsistent model (see [`NeuralModel::is_consistent`]).
     fn score_row(&self, row: &[f32]) -> f64 {
         if !self.is_consistent() || row.len() != self.n_features() {

@@ -177,6 +177,18 @@ impl WeakRanker for LinearWeak {
     fn score(&self, row: &[f32]) -> f64 {
         dot(&self.weights, row)
     }
+
+    /// One weight per feature of the model: fewer would leave features unread, more would
+    /// read features past the model's width.
+    fn check(&self, what: &str, n_features: usize) -> Result<()> {
+        if self.weights.len() != n_features {
+            return Err(Error::model(format!(
+                "{what} has {} weights, for a model of {n_features} features",
+                self.weights.len()
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// A fitted PCRank model.

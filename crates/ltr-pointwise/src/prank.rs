@@ -232,6 +232,10 @@ impl Ranker for PrankModel {
         self.weights.len()
     }
 
+    fn check(&self) -> Result<()> {
+        ltr_core::check_width(self.weights.len())
+    }
+
     /// `w.x`, which refines the predicted rank (see the module docs).
     fn score_row(&self, row: &[f32]) -> f64 {
         dot(&self.weights, row)

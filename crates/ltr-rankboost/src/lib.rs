@@ -156,6 +156,10 @@ impl WeakRanker for ThresholdRanker {
             _ => 0.0,
         }
     }
+
+    fn check(&self, what: &str, n_features: usize) -> Result<()> {
+        ltr_core::check_feature(what, self.feature, n_features)
+    }
 }
 
 /// A fitted RankBoost model.

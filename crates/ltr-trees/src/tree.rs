@@ -235,6 +235,11 @@ impl Ranker for Ensemble {
         self.n_features
     }
 
+    fn check(&self) -> Result<()> {
+        ltr_core::check_width(self.n_features)?;
+        Ensemble::check(self)
+    }
+
     fn score_row(&self, row: &[f32]) -> f64 {
         let mut s = self.base_score;
         for t in &self.trees {

@@ -1,6 +1,5 @@
 //! `ltr eval FEATURE_FILE SCORE_FILE`: a drop-in for the official LETOR evaluation scripts.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -40,8 +39,8 @@ pub struct Args {
     /// `standard` only: what a query without relevant documents scores.
     #[arg(long, value_enum)]
     no_relevant: Option<NoRelevantArg>,
-    /// Report cut-offs 1..=K (default: 16 for letor3, else 10).
-    #[arg(long)]
+    /// Report cut-offs 1..=K (default: 16 for letor3, else 10; at most 1000).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=ltr_metrics::MAX_K as u64))]
     max_k: Option<usize>,
 }
 
@@ -98,6 +97,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             serde_json::to_string_pretty(&v)? + "\n"
         }
     };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    crate::write_stdout(text.as_bytes());
     Ok(ExitCode::SUCCESS)
 }

@@ -1,14 +1,14 @@
 //! `ltr predict --model M --data F --scores OUT.txt`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use ltr_core::Dataset;
 use ltr_data::{ReadOptions, read_file};
+use ltr_harness::ModelFile;
 use ltr_harness::store::format_scores;
-
-use crate::cmd::train::ModelFile;
 
 /// Arguments of `ltr predict`.
 #[derive(Debug, clap::Args)]
@@ -16,29 +16,86 @@ pub struct Args {
     /// Model written by `ltr train`.
     #[arg(long)]
     model: PathBuf,
-    /// Data to score (LETOR format, plain or .gz).
+    /// Data to score (LETOR format, plain or .gz), of the model's width.
     #[arg(long)]
     data: PathBuf,
     /// Output: one score per input line, in input order (works with `ltr eval` and the official scripts).
     #[arg(long)]
     scores: PathBuf,
+    /// Score data with fewer features than the model, the missing ones read as 0.
+    #[arg(long)]
+    allow_width_mismatch: bool,
 }
 
 /// Runs `ltr predict`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read(&args.model).with_context(|| format!("reading {}", args.model.display()))?;
-    let file: ModelFile = serde_json::from_slice(&text)
-        .with_context(|| format!("{} is not an ltr model file", args.model.display()))?;
+    let file = read_model(&args.model)?;
     let t = Instant::now();
-    let opts = ReadOptions { n_features: Some(file.n_features), ..Default::default() };
-    let data =
-        read_file(&args.data, &opts).with_context(|| format!("reading {}", args.data.display()))?.dataset;
+    let data = read_of_width(&args.data, file.n_features, args.allow_width_mismatch, "the model")?;
     log::info!("parsed {} documents in {:.3} s", data.n_docs(), t.elapsed().as_secs_f64());
     let t = Instant::now();
     let scores = file.model.score_vec(&data)?;
     log::info!("scored in {:.3} s", t.elapsed().as_secs_f64());
-    std::fs::write(&args.scores, format_scores(&scores))
+    ltr_core::write_atomic(&args.scores, format_scores(&scores).as_bytes())
         .with_context(|| format!("writing {}", args.scores.display()))?;
     println!("wrote {} scores to {}", scores.len(), args.scores.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The largest model file read (1 GiB): far above the largest model the registry's parameter
+/// ranges allow, small enough to refuse a wrong file before reading it into memory.
+const MAX_MODEL_BYTES: u64 = 1 << 30;
+
+/// Reads and checks a model file ([`ModelFile::from_json`]).
+fn read_model(path: &Path) -> anyhow::Result<ModelFile> {
+    let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
+    if size > MAX_MODEL_BYTES {
+        bail!("{}: {size} bytes, more than a model file can be ({MAX_MODEL_BYTES})", path.display());
+    }
+    let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    ModelFile::from_json(&text).with_context(|| format!("{} is not a usable ltr model file", path.display()))
+}
+
+/// "feature 7" or "features 7 to 9".
+fn features(first: usize, last: usize) -> String {
+    if first == last { format!("feature {first}") } else { format!("features {first} to {last}") }
+}
+
+/// Reads a LETOR file that `user` (a model, the training data) expects to have `width`
+/// features. Wider data is an error (the extra features would be ignored); narrower data
+/// too, unless `allow_narrower`, since its missing features would read as 0 and every score
+/// would change without a word.
+pub(crate) fn read_of_width(
+    path: &Path,
+    width: usize,
+    allow_narrower: bool,
+    user: &str,
+) -> anyhow::Result<Dataset> {
+    let read = |n_features| {
+        read_file(path, &ReadOptions { n_features, ..Default::default() })
+            .map(|l| l.dataset)
+            .with_context(|| format!("reading {}", path.display()))
+    };
+    let data = read(None)?;
+    let found = data.n_features();
+    if found > width {
+        bail!(
+            "{}: {found} features, but {user} has {width}: {} would be ignored",
+            path.display(),
+            features(width + 1, found)
+        );
+    }
+    if found < width {
+        if !allow_narrower {
+            bail!(
+                "{}: {found} features, but {user} has {width}: {} would read as 0 \
+                 (--allow-width-mismatch to accept that)",
+                path.display(),
+                features(found + 1, width)
+            );
+        }
+        log::warn!("{}: {found} features of {width}; the others read as 0", path.display());
+        return read(Some(width));
+    }
+    Ok(data)
 }

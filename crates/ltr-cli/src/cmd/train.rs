@@ -7,10 +7,11 @@ use std::time::Instant;
 use anyhow::Context;
 use ltr_core::{Rng, Validation};
 use ltr_data::{ReadOptions, read_file};
-use ltr_harness::AnyModel;
+use ltr_harness::ModelFile;
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
-use serde::{Deserialize, Serialize};
+
+use crate::cmd::predict::read_of_width;
 
 /// Arguments of `ltr train`.
 #[derive(Debug, clap::Args)]
@@ -36,27 +37,16 @@ pub struct Args {
     /// evaluate during training (default: letor3, as `ltr eval`).
     #[arg(long)]
     convention: Option<Convention>,
-    /// Feature count (default: the highest index in the training file).
-    #[arg(long)]
+    /// Feature count (default: the highest index in the training file; at most 2^20).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=ltr_core::MAX_FEATURES as u64))]
     features: Option<usize>,
-    /// Where to write the model (JSON).
+    /// Accept a validation file with fewer features than the training file (the missing
+    /// ones read as 0); without --features, widths must otherwise agree.
+    #[arg(long)]
+    allow_width_mismatch: bool,
+    /// Where to write the model (JSON; replaced atomically: the old file stays whole on error).
     #[arg(long)]
     model: PathBuf,
-}
-
-/// The model file: the fitted model with what produced it.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ModelFile {
-    /// ltr version that wrote it.
-    pub ltr_version: String,
-    /// Parameters.
-    pub config: AlgoConfig,
-    /// Seed.
-    pub seed: u64,
-    /// Feature count.
-    pub n_features: usize,
-    /// The model.
-    pub model: AnyModel,
 }
 
 /// The help of the algorithm argument: the registered ids.
@@ -73,12 +63,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("reading {}", args.train.display()))?
         .dataset
         .with_convention(args.convention);
-    let opts = ReadOptions { n_features: Some(train.n_features()), ..Default::default() };
     let vali = match &args.vali {
-        Some(p) => Some(
+        // A declared width applies to both files.
+        Some(p) if args.features.is_some() => Some(
             read_file(p, &opts)
                 .with_context(|| format!("reading {}", p.display()))?
                 .dataset
+                .with_convention(args.convention),
+        ),
+        Some(p) => Some(
+            read_of_width(p, train.n_features(), args.allow_width_mismatch, "the training data")?
                 .with_convention(args.convention),
         ),
         None => None,
@@ -107,8 +101,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         n_features: train.n_features(),
         model,
     };
-    let text = serde_json::to_string(&file)? + "\n";
-    std::fs::write(&args.model, text).with_context(|| format!("writing {}", args.model.display()))?;
+    let text = file.to_json()?;
+    ltr_core::write_atomic(&args.model, text.as_bytes())
+        .with_context(|| format!("writing {}", args.model.display()))?;
     println!("wrote {}", args.model.display());
     Ok(ExitCode::SUCCESS)
 }

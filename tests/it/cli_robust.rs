@@ -1,0 +1,358 @@
+//! The `ltr` binary under hostile conditions: a closed stdout, failing writes, absurd sizes
+//! in flags and model files, models applied to data of another width. Every case must end
+//! with a clear message (or, for a closed stdout, quietly), never a panic or an abort.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn ltr() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ltr"));
+    c.env_remove("LTR_MIRROR").env_remove("LTR_DATA_DIR").env_remove("LTR_RESULTS_DIR").env("CI", "1");
+    c
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs `cmd` with its stdout a pipe whose reading end is already closed (`ltr ... | head -0`
+/// with `head` gone before the first write).
+fn with_closed_stdout(cmd: &mut Command) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+/// No panic, no abort (a signal), no Rust runtime message.
+fn assert_no_crash(what: &str, out: &Output) {
+    let err = stderr(out);
+    assert!(out.status.code().is_some(), "{what}: killed by a signal: {err}");
+    assert_ne!(out.status.code(), Some(101), "{what}: panicked: {err}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{what}: {err}");
+}
+
+/// A small LETOR file: `queries` queries of 6 documents over 3 features (grades 0..=2).
+fn small_letor(path: &Path, queries: usize, features: usize) {
+    let mut text = String::new();
+    for q in 0..queries {
+        for d in 0..6 {
+            let grade = (q + d) % 3;
+            text += &format!("{grade} qid:{}", q + 1);
+            for f in 0..features {
+                let v = ((q * 7 + d * 3 + f * 5) % 11) as f64 / 10.0 + grade as f64 * 0.05 * (f + 1) as f64;
+                text += &format!(" {}:{v:.3}", f + 1);
+            }
+            text += &format!(" #docid = D{q}-{d}\n");
+        }
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A folder with `train.txt` (3 features) and a trained regression model `m.json`.
+fn trained(dir: &Path) -> (PathBuf, PathBuf) {
+    let data = dir.join("train.txt");
+    small_letor(&data, 5, 3);
+    let model = dir.join("m.json");
+    let out = ltr()
+        .args(["train", "regression", "--train"])
+        .arg(&data)
+        .arg("--model")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    (data, model)
+}
+
+const PIPE_SPEC: &str = r#"
+name = "pipe-check"
+collection = "letor3"
+datasets = ["OHSUMED"]
+folds = [1]
+seed = 1
+
+[[algorithms]]
+id = "regression"
+"#;
+
+/// `ltr <cmd> ... | head -1`: a closed stdout ends the program quietly with status 0, as
+/// ripgrep does, for every command that prints.
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let scores = d.join("scores.txt");
+    let spec = d.join("pipe.toml");
+    std::fs::write(&spec, PIPE_SPEC).unwrap();
+    let cache = d.join("cache");
+    let results = d.join("results");
+    let mut cases: Vec<(&str, Command)> = Vec::new();
+    let mut c = ltr();
+    c.arg("algorithms");
+    cases.push(("algorithms", c));
+    let mut c = ltr();
+    c.args(["train", "regression", "--train"]).arg(&data).arg("--model").arg(d.join("m2.json"));
+    cases.push(("train", c));
+    let mut c = ltr();
+    c.args(["predict", "--model"]).arg(&model).arg("--data").arg(&data).arg("--scores").arg(&scores);
+    cases.push(("predict", c));
+    let mut c = ltr();
+    c.args(["fetch", "letor3", "--datasets", "OHSUMED", "--data-dir"]).arg(&cache);
+    cases.push(("fetch", c));
+    let mut c = ltr();
+    c.arg("run").arg(&spec).arg("--results").arg(&results).arg("--data-dir").arg(&cache);
+    cases.push(("run", c));
+    let mut c = ltr();
+    c.arg("report").arg(&spec).arg("--results").arg(&results).arg("--out").arg(d.join("reports"));
+    cases.push(("report", c));
+    for (what, mut cmd) in cases {
+        let out = with_closed_stdout(&mut cmd);
+        assert_no_crash(what, &out);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{what}: {err}");
+        assert!(!err.contains("Broken pipe") && !err.contains("error"), "{what}: {err}");
+    }
+    // eval reads the scores predict wrote.
+    let out = ltr()
+        .args(["predict", "--model"])
+        .arg(&model)
+        .arg("--data")
+        .arg(&data)
+        .arg("--scores")
+        .arg(&scores)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for format in ["text", "json", "official"] {
+        let out = with_closed_stdout(ltr().arg("eval").arg(&data).arg(&scores).args([
+            "--per-query",
+            "--format",
+            format,
+        ]));
+        assert_no_crash("eval", &out);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "eval: {err}");
+        assert!(!err.contains("Broken pipe") && !err.contains("error"), "eval: {err}");
+    }
+}
+
+/// `ltr ARGS` with every file it writes limited to 512 bytes, SIGXFSZ ignored: a write past
+/// the limit fails (EFBIG) as on a full disk.
+fn ltr_on_a_full_disk(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 1; exec "$0" "$@""#)
+        .arg(env!("CARGO_BIN_EXE_ltr"))
+        .args(args)
+        .env_remove("LTR_MIRROR")
+        .output()
+        .unwrap()
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A model or score file is replaced whole or not at all: when the new one cannot be
+/// written, the old one stays byte-identical and no temporary file is left behind.
+#[test]
+fn a_failing_write_leaves_the_old_model_and_scores_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = d.join("wide.txt");
+    small_letor(&data, 40, 150);
+    let model = d.join("model.json");
+    let out = ltr()
+        .args(["train", "regression", "--train"])
+        .arg(&data)
+        .arg("--model")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let scores = d.join("scores.txt");
+    let out = ltr()
+        .args(["predict", "--model"])
+        .arg(&model)
+        .arg("--data")
+        .arg(&data)
+        .arg("--scores")
+        .arg(&scores)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (old_model, old_scores) = (std::fs::read(&model).unwrap(), std::fs::read(&scores).unwrap());
+    assert!(old_model.len() > 2048 && old_scores.len() > 2048);
+    let before = names_in(d);
+
+    let out = ltr_on_a_full_disk(&[
+        "train".as_ref(),
+        "regression".as_ref(),
+        "--set".as_ref(),
+        "lambda=0.5".as_ref(),
+        "--train".as_ref(),
+        data.as_os_str(),
+        "--model".as_ref(),
+        model.as_os_str(),
+    ]);
+    assert_no_crash("train", &out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("model.json"), "{}", stderr(&out));
+    assert!(std::fs::read(&model).unwrap() == old_model, "the old model was changed");
+
+    let out = ltr_on_a_full_disk(&[
+        "predict".as_ref(),
+        "--model".as_ref(),
+        model.as_os_str(),
+        "--data".as_ref(),
+        data.as_os_str(),
+        "--scores".as_ref(),
+        scores.as_os_str(),
+    ]);
+    assert_no_crash("predict", &out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(std::fs::read(&scores).unwrap() == old_scores, "the old scores were changed");
+    assert_eq!(names_in(d), before, "a temporary file was left behind");
+}
+
+/// `cmd`'s output, or a failure if it has not finished within `secs` seconds (it is killed).
+fn output_within(cmd: &mut Command, secs: u64) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{cmd:?} still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The failure of `what`: no crash, a non-zero status, and a first line `error: ...` that
+/// contains `needle`.
+fn assert_clear_error(what: &str, out: &Output, needle: &str) {
+    assert_no_crash(what, out);
+    let err = stderr(out);
+    assert!(!out.status.success(), "{what}: succeeded: {err}");
+    let first = err.lines().find(|l| !l.starts_with('[')).unwrap_or_default();
+    assert!(first.starts_with("error: ") && first.contains(needle), "{what}: expected `{needle}` in: {err}");
+}
+
+/// Every size taken from a flag or a model file has an upper bound checked before anything
+/// is allocated: the command fails with one clear line, never panics, aborts or hangs.
+#[test]
+fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let huge = "18446744073709551615";
+
+    let out = output_within(
+        ltr()
+            .args(["train", "regression", "--features", huge, "--train"])
+            .arg(&data)
+            .arg("--model")
+            .arg(d.join("x.json")),
+        60,
+    );
+    assert_clear_error("train --features", &out, "--features");
+
+    let metric = format!("ndcg@{huge}");
+    let out = output_within(
+        ltr()
+            .args(["train", "regression", "--metric", &metric, "--train"])
+            .arg(&data)
+            .arg("--vali")
+            .arg(&data)
+            .arg("--model")
+            .arg(d.join("x.json")),
+        60,
+    );
+    assert_clear_error("train --metric", &out, "ndcg@");
+
+    let scores = d.join("scores.txt");
+    let out = ltr()
+        .args(["predict", "--model"])
+        .arg(&model)
+        .arg("--data")
+        .arg(&data)
+        .arg("--scores")
+        .arg(&scores)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = output_within(ltr().arg("eval").arg(&data).arg(&scores).args(["--max-k", huge]), 60);
+    assert_clear_error("eval --max-k", &out, "--max-k");
+
+    let out = output_within(ltr().args(["--threads", huge, "eval"]).arg(&data).arg(&scores), 60);
+    assert_clear_error("--threads", &out, "--threads");
+
+    // A model file that declares 10^12 features (its weights say 3).
+    let text = std::fs::read_to_string(&model).unwrap();
+    assert!(text.contains(r#""n_features":3"#), "{text}");
+    let big = d.join("big.json");
+    std::fs::write(&big, text.replace(r#""n_features":3"#, r#""n_features":1000000000000"#)).unwrap();
+    let out = output_within(
+        ltr().args(["predict", "--model"]).arg(&big).arg("--data").arg(&data).arg("--scores").arg(&scores),
+        60,
+    );
+    assert_clear_error("predict with n_features 1e12", &out, "big.json");
+    assert!(stderr(&out).contains("n_features"), "{}", stderr(&out));
+}
+
+/// A model applied to data of another width is an error (a missing column would read as 0
+/// and every score would be silently wrong), unless `--allow-width-mismatch` is given for
+/// narrower data. Wider data is always refused: its extra columns would be ignored.
+#[test]
+fn a_model_applied_to_data_of_another_width_is_an_error_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_, model) = trained(d);
+    let scores = d.join("scores.txt");
+    let predict = |data: &Path, allow: bool| {
+        let mut c = ltr();
+        c.args(["predict", "--model"]).arg(&model).arg("--data").arg(data).arg("--scores").arg(&scores);
+        if allow {
+            c.arg("--allow-width-mismatch");
+        }
+        c.output().unwrap()
+    };
+    let narrow = d.join("narrow.txt");
+    small_letor(&narrow, 4, 2);
+    let out = predict(&narrow, false);
+    assert_clear_error("narrower data", &out, "narrow.txt");
+    assert!(stderr(&out).contains("--allow-width-mismatch"), "{}", stderr(&out));
+    assert!(!scores.exists());
+    let out = predict(&narrow, true);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&scores).unwrap().lines().count(), 24);
+
+    let wide = d.join("wide.txt");
+    small_letor(&wide, 4, 4);
+    for allow in [false, true] {
+        let out = predict(&wide, allow);
+        assert_clear_error("wider data", &out, "wide.txt");
+    }
+
+    // The validation file of `ltr train` against the training file, the same way.
+    let train = |vali: &Path, allow: bool| {
+        let mut c = ltr();
+        c.args(["train", "regression", "--train"]).arg(d.join("train.txt")).arg("--vali").arg(vali);
+        c.arg("--model").arg(d.join("v.json"));
+        if allow {
+            c.arg("--allow-width-mismatch");
+        }
+        c.output().unwrap()
+    };
+    assert_clear_error("narrower vali", &train(&narrow, false), "narrow.txt");
+    assert!(train(&narrow, true).status.success());
+    assert_clear_error("wider vali", &train(&wide, true), "wide.txt");
+}
