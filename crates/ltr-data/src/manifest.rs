@@ -184,11 +184,30 @@ pub struct Variant {
     /// sha256 of the uncompressed files, keyed by path relative to `path`.
     #[serde(default)]
     pub sha256: BTreeMap<String, String>,
+    /// A validation split carved out of another file of the variant, for releases that
+    /// have none (Istella LETOR's full set has train and test only): the variant's `train`
+    /// and `vali` files are then made locally from `holdout.from`, not fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holdout: Option<Holdout>,
     /// The LETOR subsets S1..S(folds) compiled into `ltr` (see [`crate::embedded`]), in order;
     /// empty for a variant that is only downloadable. Its fold files are rebuilt from them
     /// by [`crate::folds::rotation`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pieces: Vec<Piece>,
+}
+
+/// How a validation split is carved out of a training file: the queries are shuffled with
+/// `seed` (the pinned ChaCha8 stream) and one in `every` goes to vali
+/// ([`crate::split::holdout_file`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Holdout {
+    /// The file split (one of the variant's `extra_files`).
+    pub from: String,
+    /// One query in `every` goes to vali.
+    pub every: u32,
+    /// The shuffle's seed.
+    pub seed: u64,
 }
 
 /// One LETOR subset of a variant whose bytes ship inside `ltr`.
@@ -287,6 +306,14 @@ impl Manifest {
                     }
                 }
                 v.check_pieces(&files).map_err(|e| format!("{}/{}: pieces: {e}", d.name, v.name))?;
+                if let Some(h) = &v.holdout {
+                    if v.folds != 1 || !v.extra_files.contains(&h.from) || !(2..=100).contains(&h.every) {
+                        return Err(format!(
+                            "{}/{}: holdout: one fold only, `from` among `extra_files`, `every` in 2..=100",
+                            d.name, v.name
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -359,6 +386,18 @@ impl Variant {
         }
         out.extend(self.extra_files.iter().cloned());
         out
+    }
+
+    /// Whether a variant file is made locally (a [`Holdout`]'s train and vali) rather than
+    /// fetched.
+    pub fn is_derived(&self, file: &str) -> bool {
+        self.holdout.is_some()
+            && (file == self.fold_file(1, Split::Train) || file == self.fold_file(1, Split::Vali))
+    }
+
+    /// The files that are fetched: [`Variant::files`] without the derived ones.
+    pub fn fetched_files(&self) -> Vec<String> {
+        self.files().into_iter().filter(|f| !self.is_derived(f)).collect()
     }
 
     /// The path of a variant file relative to the collection root.

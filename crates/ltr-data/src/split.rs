@@ -158,6 +158,81 @@ pub fn split_file(src: &Path, out: &Path, parts: u32, seed: u64) -> Result<Split
     Ok(record)
 }
 
+/// Queries and documents written by [`holdout_file`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HoldoutCounts {
+    /// Queries in train.
+    pub train_queries: usize,
+    /// Queries in vali.
+    pub vali_queries: usize,
+}
+
+/// Splits `src` into `train` and `vali` by query: the queries are shuffled with `seed` and
+/// the first `n / every` of the shuffle ([`assign`]'s subset 0 of `every`) go to vali.
+/// File order is kept within each output; lines end with `\n`.
+pub fn holdout_file(
+    src: &Path,
+    train: &Path,
+    vali: &Path,
+    every: u32,
+    seed: u64,
+) -> Result<HoldoutCounts, DataError> {
+    let name = src.display().to_string();
+    let mut n = 0usize;
+    let mut last: Option<Vec<u8>> = None;
+    for_each_line(src, |line_no, line| {
+        if let Some((_, qid, _)) = label_and_qid(&name, line_no, line)?
+            && last.as_deref() != Some(qid)
+        {
+            n += 1;
+            last = Some(qid.to_vec());
+        }
+        Ok(())
+    })?;
+    if n < every as usize {
+        return Err(DataError::Unavailable {
+            dataset: name,
+            reason: format!("{n} queries are too few to hold out one in {every}"),
+        });
+    }
+    let part_of = assign(n, every, seed);
+    let open = |p: &Path| {
+        File::create(p)
+            .map(|f| BufWriter::with_capacity(1 << 20, f))
+            .map_err(|source| DataError::Io { path: p.to_owned(), source })
+    };
+    let (mut wt, mut wv) = (open(train)?, open(vali)?);
+    let mut counts = HoldoutCounts { train_queries: 0, vali_queries: 0 };
+    let mut q: Option<usize> = None;
+    let mut last: Vec<u8> = Vec::new();
+    for_each_line(src, |line_no, line| {
+        if let Some((_, qid, _)) = label_and_qid(&name, line_no, line)?
+            && (q.is_none() || qid != last.as_slice())
+        {
+            q = Some(q.map_or(0, |i| i + 1));
+            last.clear();
+            last.extend_from_slice(qid);
+            match q.and_then(|i| part_of.get(i)) {
+                Some(0) => counts.vali_queries += 1,
+                Some(_) => counts.train_queries += 1,
+                None => return Err(DataError::Changed { file: name.clone() }),
+            }
+        }
+        let Some(&p) = q.and_then(|i| part_of.get(i)) else { return Ok(()) };
+        let (w, path) = if p == 0 { (&mut wv, vali) } else { (&mut wt, train) };
+        w.write_all(line)
+            .and_then(|()| w.write_all(b"\n"))
+            .map_err(|source| DataError::Io { path: path.to_owned(), source })
+    })?;
+    for (w, p) in [(wt, train), (wv, vali)] {
+        w.into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all())
+            .map_err(|source| DataError::Io { path: p.to_owned(), source })?;
+    }
+    Ok(counts)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -216,6 +291,25 @@ mod tests {
         for f in ["S3.txt", "Fold4/train.txt", "split.json"] {
             assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(again.join(f)).unwrap(), "{f}");
         }
+    }
+
+    #[test]
+    fn holdout_takes_one_query_in_every_to_vali_by_the_seed() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("train.txt");
+        std::fs::write(&src, data(50)).unwrap();
+        let (t, v) = (d.path().join("t.txt"), d.path().join("v.txt"));
+        let c = holdout_file(&src, &t, &v, 5, 3).unwrap();
+        assert_eq!((c.train_queries, c.vali_queries), (40, 10));
+        let opts = ReadOptions::default();
+        let qt: BTreeSet<String> =
+            read_file(&t, &opts).unwrap().dataset.query_ids().iter().cloned().collect();
+        let qv: BTreeSet<String> =
+            read_file(&v, &opts).unwrap().dataset.query_ids().iter().cloned().collect();
+        assert!(qt.is_disjoint(&qv) && qt.len() + qv.len() == 50);
+        let first = std::fs::read(&v).unwrap();
+        holdout_file(&src, &t, &v, 5, 3).unwrap();
+        assert_eq!(std::fs::read(&v).unwrap(), first);
     }
 
     #[test]

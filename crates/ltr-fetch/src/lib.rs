@@ -25,6 +25,7 @@ pub mod embedded;
 mod error;
 pub mod extract;
 pub mod fetcher;
+mod holdout;
 mod http;
 pub mod local;
 mod mirror;
