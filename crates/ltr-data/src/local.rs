@@ -237,13 +237,17 @@ pub fn for_each_line(
     Ok((bytes, hex(&hasher.finalize())))
 }
 
-/// The label and query id of a data line, `None` for a blank or comment-only line. Only
-/// what the split and the summary need is checked; the reader checks the rest.
+/// A data line's grade, query id and last token.
+pub(crate) type LineHead<'l> = (Grade, &'l [u8], &'l [u8]);
+
+/// The label and query id of a data line (and its last token), `None` for a blank or
+/// comment-only line. Only what the split and the summary need is checked; the reader
+/// checks the rest.
 pub(crate) fn label_and_qid<'l>(
     file: &str,
     line_no: usize,
     line: &'l [u8],
-) -> Result<Option<(Grade, &'l [u8], &'l [u8])>, DataError> {
+) -> Result<Option<LineHead<'l>>, DataError> {
     let data = match memchr::memchr(b'#', line) {
         Some(p) => &line[..p],
         None => line,
@@ -265,7 +269,7 @@ pub(crate) fn label_and_qid<'l>(
     if qid.is_empty() {
         return Err(err(ParseErrorKind::EmptyQid, qid_tok));
     }
-    let rest = tokens.last().unwrap_or(b"");
+    let rest = tokens.next_back().unwrap_or(b"");
     Ok(Some((grade, qid, rest)))
 }
 

@@ -306,13 +306,13 @@ impl Manifest {
                     }
                 }
                 v.check_pieces(&files).map_err(|e| format!("{}/{}: pieces: {e}", d.name, v.name))?;
-                if let Some(h) = &v.holdout {
-                    if v.folds != 1 || !v.extra_files.contains(&h.from) || !(2..=100).contains(&h.every) {
-                        return Err(format!(
-                            "{}/{}: holdout: one fold only, `from` among `extra_files`, `every` in 2..=100",
-                            d.name, v.name
-                        ));
-                    }
+                if let Some(h) = &v.holdout
+                    && (v.folds != 1 || !v.extra_files.contains(&h.from) || !(2..=100).contains(&h.every))
+                {
+                    return Err(format!(
+                        "{}/{}: holdout: one fold only, `from` among `extra_files`, `every` in 2..=100",
+                        d.name, v.name
+                    ));
                 }
             }
         }

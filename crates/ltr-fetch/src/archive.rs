@@ -142,12 +142,16 @@ impl Fetcher {
                     FileStatus::Mismatch { actual, .. } if archive.license.is_some() => {
                         // Placed by hand: it cannot be downloaded again, so it is neither
                         // used nor deleted.
+                        let from = archive
+                            .license
+                            .as_ref()
+                            .map(|l| format!("; get it from {l}"))
+                            .unwrap_or_default();
                         return Err(FetchError::PlacedArchive {
                             path: dest,
                             expected: h.clone(),
                             actual,
-                            source_of,
-                            license: archive.license.clone(),
+                            note: format!("published by {source_of}{from}"),
                         });
                     }
                     FileStatus::Mismatch { actual, .. } => {

@@ -32,9 +32,8 @@ pub enum FetchError {
     /// An archive in the download folder (placed there by hand, for a license-gated
     /// collection) whose sha256 is not the expected one: refused, and left where it is.
     #[error(
-        "{}: sha256 is {actual}, but {expected} is expected (published by {source_of}); it is not the archive the manifest describes: replace it{}",
-        path.display(),
-        license.as_ref().map(|l| format!(" with the one from {l}")).unwrap_or_default()
+        "{}: sha256 is {actual}, but {expected} is expected ({note}); it is not the archive the manifest describes: replace it",
+        path.display()
     )]
     PlacedArchive {
         /// The archive.
@@ -43,10 +42,8 @@ pub enum FetchError {
         expected: String,
         /// Its hash.
         actual: String,
-        /// Who published the expected hash.
-        source_of: String,
-        /// Where the right archive is obtained.
-        license: Option<String>,
+        /// Who published the expected hash, and where the right archive is obtained.
+        note: String,
     },
     /// A download that failed for good.
     #[error("download of {url} failed: {reason}")]

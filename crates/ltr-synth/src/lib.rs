@@ -302,7 +302,7 @@ fn push_value(out: &mut Vec<u8>, v: f64) {
     if frac != 0 {
         out.push(b'.');
         let mut digits = 4;
-        while frac % 10 == 0 {
+        while frac.is_multiple_of(10) {
             frac /= 10;
             digits -= 1;
         }
@@ -533,8 +533,8 @@ mod tests {
             let r = relevance(&z, 0.5 * rng.normal()) + NOISE * rng.normal();
             counts[cuts.iter().filter(|&&c| r > c).count()] += 1;
         }
-        for g in 0..5 {
-            let f = counts[g] as f64 / n as f64;
+        for (g, &c) in counts.iter().enumerate() {
+            let f = c as f64 / n as f64;
             assert!((f - shape.grades[g]).abs() < 0.01, "grade {g}: {f}");
         }
     }
