@@ -468,6 +468,10 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         for (name, _) in BUILTIN {
             let s = ExperimentSpec::builtin(name).unwrap();
             assert_eq!(s.name, name);
+            // The large collections run the algorithms that fit their day on 2 cores.
+            if !["letor3", "letor4"].contains(&name) {
+                continue;
+            }
             let ids: Vec<&str> = s.algorithms.iter().map(|a| a.id.as_str()).collect();
             for a in crate::ALGORITHMS {
                 assert!(ids.contains(&a.id), "{name} lacks {}", a.id);

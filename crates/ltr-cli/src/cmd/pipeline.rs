@@ -24,8 +24,12 @@ pub struct Pipeline {
 impl Pipeline {
     /// Loads a spec by path, or by built-in name (preferring `experiments/<name>.toml` in the
     /// working directory, so edits there take effect), restricted to `datasets` and
-    /// `algorithms` when they are not empty, and its collection's manifest.
-    pub fn load(spec: &str, datasets: &[String], algorithms: &[String]) -> anyhow::Result<Self> {
+    /// `algorithms` when they are not empty ([`Pipeline::from_spec`] adds its manifest).
+    pub fn load_spec(
+        spec: &str,
+        datasets: &[String],
+        algorithms: &[String],
+    ) -> anyhow::Result<ExperimentSpec> {
         let path = Path::new(spec);
         let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
         let mut spec = if path.is_file() {
@@ -41,7 +45,7 @@ impl Pipeline {
         if !algorithms.is_empty() {
             spec.restrict_algorithms(algorithms)?;
         }
-        Self::from_spec(spec, None)
+        Ok(spec)
     }
 
     /// A spec with its collection's manifest: the one in `manifest_file` if given (its

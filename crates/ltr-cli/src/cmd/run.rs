@@ -45,8 +45,8 @@ impl RunArgs {
     /// Loads the spec (restricted by `--datasets`, `--algorithms`) and its manifest, resolves
     /// the datasets and runs every cell.
     pub fn execute(&self, spec: &str) -> anyhow::Result<(Pipeline, RunRecord)> {
-        let loaded = Pipeline::load(spec, &self.datasets, &self.algorithms)?;
-        let pipeline = Pipeline::from_spec(loaded.spec, self.manifest.as_deref())?;
+        let spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms)?;
+        let pipeline = Pipeline::from_spec(spec, self.manifest.as_deref())?;
         let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), self)?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
         Ok((pipeline, record))
