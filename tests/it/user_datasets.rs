@@ -231,3 +231,49 @@ fn a_missing_yahoo_archive_gets_the_placement_message() {
     let line = all.lines().find(|l| l.starts_with("MQ2007: unavailable:")).unwrap_or_else(|| panic!("{all}"));
     assert!(line.contains("license-gated") && line.contains("MQ2007.rar"), "{line}");
 }
+
+#[test]
+fn a_lab_describes_its_own_collection_with_a_manifest_file_for_fetch_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = letor2_folder(dir.path());
+    // The lab's "server": a folder mirror laid out like its manifest's paths.
+    for k in 1..=2 {
+        for (from, to) in [("trainingset", "train"), ("validationset", "vali"), ("testset", "test")] {
+            let src = root.join(format!("Fold{k}/{from}.txt"));
+            let dst = dir.path().join(format!("mirror/lab/OH25/Fold{k}/{to}.txt"));
+            std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+            std::fs::copy(src, dst).unwrap();
+        }
+    }
+    std::fs::write(
+        dir.path().join("lab.toml"),
+        "collection = \"lab\"\ntitle = \"The lab's collection\"\nhomepage = \"-\"\ncitation = \"-\"\n\
+         convention = \"letor3\"\n\n[[archives]]\nname = \"lab.zip\"\nurls = []\nformat = \"zip\"\n\n\
+         [[datasets]]\nname = \"OH25\"\nfeatures = 25\nlabels = [0, 1, 2]\ndefault_variant = \"d\"\n\n\
+         [[datasets.variants]]\nname = \"d\"\narchive = \"lab.zip\"\narchive_root = \"\"\npath = \"lab/OH25\"\n\
+         folds = 2\ntrain = \"train.txt\"\nvali = \"vali.txt\"\ntest = \"test.txt\"\n",
+    )
+    .unwrap();
+    let fetched = ok(&ltr(dir.path(), &["fetch", "--manifest", "lab.toml", "--mirror", "mirror"]));
+    assert!(fetched.contains("OH25: 6 installed"), "{fetched}");
+    std::fs::write(
+        dir.path().join("spec.toml"),
+        "name = \"lab\"\ncollection = \"lab\"\ndatasets = [\"OH25\"]\nfolds = [1, 2]\nseed = 3\n\n\
+         [[algorithms]]\nid = \"regression\"\n",
+    )
+    .unwrap();
+    let run = ok(&ltr(
+        dir.path(),
+        &["run", "spec.toml", "--manifest", "lab.toml", "--no-fetch", "--results", "res"],
+    ));
+    assert!(run.contains("lab: 2 cells"), "{run}");
+    ok(&ltr(
+        dir.path(),
+        &["report", "spec.toml", "--manifest", "lab.toml", "--results", "res", "--out", "rep"],
+    ));
+    let md = std::fs::read_to_string(dir.path().join("rep/lab.md")).unwrap();
+    assert!(md.starts_with("# The lab's collection"), "{md}");
+    // Without the manifest, the built-in manifests do not know the collection.
+    let out = ltr(dir.path(), &["run", "spec.toml", "--no-fetch", "--results", "res"]);
+    assert!(!out.status.success() && text(&out).contains("lab"), "{}", text(&out));
+}
