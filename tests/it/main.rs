@@ -11,3 +11,5 @@ mod common;
 mod data;
 mod eval_golden;
 mod harness;
+mod synth;
+mod user_datasets;

@@ -80,6 +80,8 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Check what is on disk against what was recorded (--data: rehash the data cache).
     Verify(cmd::verify::Args),
+    /// Write synthetic LETOR folds with the shape of a large collection (MSLR-WEB, Yahoo!, Istella).
+    Synth(cmd::synth::Args),
     /// List the registered algorithms with every parameter: default, valid range, meaning.
     Algorithms,
 }
@@ -111,6 +113,7 @@ pub fn main() -> ExitCode {
         Command::Predict(args) => cmd::predict::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Synth(args) => cmd::synth::run(args),
         Command::Algorithms => list_algorithms(),
     };
     match result {

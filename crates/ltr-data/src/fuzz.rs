@@ -229,6 +229,7 @@ fn read_options(rng: &mut Rng) -> ReadOptions {
         sha256: rng.index(2) == 0,
         // Small, so that no input can make a case allocate much.
         max_dense_bytes: Some(16 << 20),
+        clip: None,
     }
 }
 

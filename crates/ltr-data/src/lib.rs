@@ -8,6 +8,8 @@
 //! * [`folds`]: the LETOR rotation of subsets into folds; loading a fold from a folder.
 //! * [`embedded`]: the OHSUMED and MQ2008 subsets compiled in, and folds rebuilt from them.
 //! * [`resolved`]: datasets resolved to verified local files, as the harness consumes them.
+//! * [`local`]: a user's own data: layout detection and one-pass file summaries.
+//! * [`split`]: one file split into query-disjoint subsets and rotated into folds.
 //! * [`scores`]: one-score-per-line files (and RankLib's layout).
 //! * [`fuzz`]: structure-aware fuzzing of the reader and the score-file parser.
 
@@ -15,10 +17,12 @@ pub mod embedded;
 mod error;
 pub mod folds;
 pub mod fuzz;
+pub mod local;
 pub mod manifest;
 pub mod reader;
 pub mod resolved;
 pub mod scores;
+pub mod split;
 
 pub use error::{DataError, DenseLimit, ParseErrorKind};
 pub use manifest::{Manifest, Split};

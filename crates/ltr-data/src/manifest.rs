@@ -14,10 +14,12 @@ use serde::{Deserialize, Serialize};
 use crate::error::DataError;
 
 /// The manifests shipped in `datasets/`, compiled in.
-pub const BUILTIN: [(&str, &str); 3] = [
+pub const BUILTIN: [(&str, &str); 5] = [
     ("letor3", include_str!("../../../datasets/letor3.toml")),
     ("letor4", include_str!("../../../datasets/letor4.toml")),
     ("mslr", include_str!("../../../datasets/mslr.toml")),
+    ("yahoo", include_str!("../../../datasets/yahoo.toml")),
+    ("istella", include_str!("../../../datasets/istella.toml")),
 ];
 
 /// The most folds a variant may have (LETOR and MSLR have 5): the file list is built from
@@ -57,6 +59,8 @@ pub enum ArchiveFormat {
     Gz,
     /// A gzip-compressed tarball.
     TarGz,
+    /// A bzip2-compressed tarball (Yahoo! LTR Challenge).
+    TarBz2,
 }
 
 /// An official download.
@@ -72,6 +76,15 @@ pub struct Archive {
     /// sha256 of the archive itself, when known.
     #[serde(default)]
     pub sha256: Option<String>,
+    /// Who published `sha256`, when it is not the data's own publisher (a third-party
+    /// loader): shown with every mismatch, so a refusal says whose hash it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256_source: Option<String>,
+    /// The page where the archive is obtained after accepting its license, for archives that
+    /// cannot simply be downloaded: when the archive is neither in the download folder nor
+    /// downloadable, the error says to get it there and where to put it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
     /// Free-text provenance of the address and hash.
     #[serde(default)]
     pub note: Option<String>,
@@ -148,7 +161,8 @@ pub struct Variant {
     pub path: String,
     /// Number of folds.
     pub folds: u32,
-    /// Fold folder name; `{k}` is the fold number.
+    /// Fold folder name; `{k}` is the fold number. Empty: the split files lie in the
+    /// variant folder itself (single-fold releases such as Yahoo! and Istella).
     #[serde(default = "default_fold_dir")]
     pub fold_dir: String,
     /// Training file name inside a fold folder.
@@ -163,14 +177,37 @@ pub struct Variant {
     /// Token that marks a missing value (`NULL` in LETOR 3.0 Feature-null), read as 0.
     #[serde(default)]
     pub missing_token: Option<String>,
+    /// Feature values are clipped to `[-clip, clip]` when read (Istella marks some values
+    /// with 1.79e308, beyond `f32`): see [`crate::ReadOptions::clip`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<f32>,
     /// sha256 of the uncompressed files, keyed by path relative to `path`.
     #[serde(default)]
     pub sha256: BTreeMap<String, String>,
+    /// A validation split carved out of another file of the variant, for releases that
+    /// have none (Istella LETOR's full set has train and test only): the variant's `train`
+    /// and `vali` files are then made locally from `holdout.from`, not fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holdout: Option<Holdout>,
     /// The LETOR subsets S1..S(folds) compiled into `ltr` (see [`crate::embedded`]), in order;
     /// empty for a variant that is only downloadable. Its fold files are rebuilt from them
     /// by [`crate::folds::rotation`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pieces: Vec<Piece>,
+}
+
+/// How a validation split is carved out of a training file: the queries are shuffled with
+/// `seed` (the pinned ChaCha8 stream) and one in `every` goes to vali
+/// ([`crate::split::holdout_file`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Holdout {
+    /// The file split (one of the variant's `extra_files`).
+    pub from: String,
+    /// One query in `every` goes to vali.
+    pub every: u32,
+    /// The shuffle's seed.
+    pub seed: u64,
 }
 
 /// One LETOR subset of a variant whose bytes ship inside `ltr`.
@@ -247,6 +284,17 @@ impl Manifest {
                 if v.folds == 0 || v.folds > MAX_FOLDS {
                     return Err(format!("{}/{}: folds must be 1..={MAX_FOLDS}", d.name, v.name));
                 }
+                if v.folds > 1 && !v.fold_dir.contains("{k}") {
+                    return Err(format!(
+                        "{}/{}: `fold_dir` must contain `{{k}}` when there are several folds",
+                        d.name, v.name
+                    ));
+                }
+                if let Some(c) = v.clip
+                    && !(c.is_finite() && c > 0.0)
+                {
+                    return Err(format!("{}/{}: `clip` must be a positive finite number", d.name, v.name));
+                }
                 let files: BTreeSet<String> = v.files().into_iter().collect();
                 for (f, h) in &v.sha256 {
                     check_hash(h).map_err(|e| format!("{}/{}: {f}: {e}", d.name, v.name))?;
@@ -258,6 +306,14 @@ impl Manifest {
                     }
                 }
                 v.check_pieces(&files).map_err(|e| format!("{}/{}: pieces: {e}", d.name, v.name))?;
+                if let Some(h) = &v.holdout
+                    && (v.folds != 1 || !v.extra_files.contains(&h.from) || !(2..=100).contains(&h.every))
+                {
+                    return Err(format!(
+                        "{}/{}: holdout: one fold only, `from` among `extra_files`, `every` in 2..=100",
+                        d.name, v.name
+                    ));
+                }
             }
         }
         Ok(())
@@ -314,6 +370,9 @@ impl Variant {
             Split::Vali => &self.vali,
             Split::Test => &self.test,
         };
+        if self.fold_dir.is_empty() {
+            return name.clone();
+        }
         format!("{}/{name}", self.fold_dir.replace("{k}", &fold.to_string()))
     }
 
@@ -327,6 +386,18 @@ impl Variant {
         }
         out.extend(self.extra_files.iter().cloned());
         out
+    }
+
+    /// Whether a variant file is made locally (a [`Holdout`]'s train and vali) rather than
+    /// fetched.
+    pub fn is_derived(&self, file: &str) -> bool {
+        self.holdout.is_some()
+            && (file == self.fold_file(1, Split::Train) || file == self.fold_file(1, Split::Vali))
+    }
+
+    /// The files that are fetched: [`Variant::files`] without the derived ones.
+    pub fn fetched_files(&self) -> Vec<String> {
+        self.files().into_iter().filter(|f| !self.is_derived(f)).collect()
     }
 
     /// The path of a variant file relative to the collection root.

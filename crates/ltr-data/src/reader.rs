@@ -36,7 +36,7 @@ use sha2::{Digest, Sha256};
 use crate::error::{DataError, DenseLimit, ParseErrorKind};
 
 /// How to read a file.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReadOptions {
     /// The exact feature count (from a manifest or a model): an index beyond it is an
     /// error, and rows are padded to it. `None`: the highest index in the file.
@@ -50,6 +50,10 @@ pub struct ReadOptions {
     /// memory the system reports available (`MemAvailable` in `/proc/meminfo`), where it
     /// can be read. Tests set it to check the limit without using the memory.
     pub max_dense_bytes: Option<u64>,
+    /// Clip feature values to `[-clip, clip]`, also numbers written finitely but beyond the
+    /// `f32` range (Istella's 1.79e308), which are otherwise refused as not finite. `inf`
+    /// and `nan` written as such are still refused. `None`: no clipping.
+    pub clip: Option<f32>,
 }
 
 /// The highest feature index a file may use when no feature count is declared. Rows are
@@ -397,6 +401,7 @@ struct Parser<'a> {
     source: &'a str,
     limit: Option<usize>,
     missing: Option<&'a [u8]>,
+    clip: Option<f32>,
     line_no: usize,
     /// Row width in `features`: the declared count, else the surveyed widest index.
     width: usize,
@@ -443,6 +448,7 @@ impl<'a> Parser<'a> {
             source,
             limit: opts.n_features,
             missing: opts.missing_token.as_deref().map(str::as_bytes),
+            clip: opts.clip,
             line_no: 0,
             width,
             rows: survey.rows,
@@ -529,10 +535,11 @@ impl<'a> Parser<'a> {
                 0.0
             } else {
                 let v = parse_f32(value_tok).ok_or_else(|| self.err(ParseErrorKind::Value, tok))?;
-                if !v.is_finite() {
-                    return Err(self.err(ParseErrorKind::NonFinite, tok));
+                match self.clip {
+                    Some(c) if v.abs() > c && !v.is_nan() && is_decimal(value_tok) => c.copysign(v),
+                    _ if !v.is_finite() => return Err(self.err(ParseErrorKind::NonFinite, tok)),
+                    _ => v,
                 }
-                v
             };
             if let Some(limit) = self.limit
                 && index > limit
@@ -721,6 +728,13 @@ pub(crate) fn parse_f32(tok: &[u8]) -> Option<f32> {
     }
     let f = v as f32;
     Some(if neg { -f } else { f })
+}
+
+/// Whether a value token is written as a decimal number (digits, sign, point, exponent),
+/// not as `inf` or `nan`.
+fn is_decimal(tok: &[u8]) -> bool {
+    tok.iter().any(u8::is_ascii_digit)
+        && tok.iter().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
 }
 
 #[cold]
@@ -960,6 +974,19 @@ mod tests {
         let opts = ReadOptions { missing_token: Some("NULL".into()), ..Default::default() };
         let d = parse_bytes(b"0 qid:1 1:NULL 2:1\n", "t", &opts).unwrap();
         assert_eq!(d.row(0), &[0.0, 1.0]);
+    }
+
+    #[test]
+    fn clip_bounds_values_and_takes_istella_sentinels_but_not_inf() {
+        let line = b"0 qid:1 1:1.79769313486232e+308 2:-3e7 3:0.5 4:-1.79769313486232E+308\n";
+        assert!(parse(std::str::from_utf8(line).unwrap()).is_err(), "refused without a clip");
+        let opts = ReadOptions { clip: Some(1e6), ..Default::default() };
+        let d = parse_bytes(line, "t", &opts).unwrap();
+        assert_eq!(d.row(0), &[1e6, -1e6, 0.5, -1e6]);
+        for bad in ["inf", "-inf", "nan", "NaN"] {
+            let text = format!("0 qid:1 1:{bad}\n");
+            assert!(parse_bytes(text.as_bytes(), "t", &opts).is_err(), "{bad}");
+        }
     }
 
     #[test]

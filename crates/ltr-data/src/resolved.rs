@@ -43,6 +43,9 @@ pub struct DatasetInput {
     pub features: usize,
     /// Missing-value token, if the variant has one.
     pub missing_token: Option<String>,
+    /// Feature values are clipped to `[-clip, clip]` when read (the variant's policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<f32>,
     /// The collection root holding the files.
     pub root: PathBuf,
     /// Fold files.

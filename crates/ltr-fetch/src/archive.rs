@@ -126,11 +126,34 @@ impl Fetcher {
         }
         let rel = format!("{DOWNLOADS_DIR}/{}", archive.name);
         let dest = self.cache.path(&rel);
+        // The expected hash: published in the manifest, else recorded on first use.
+        let (expected, source_of) = match (&archive.sha256, self.cache.recorded_sha256(&rel)) {
+            (Some(h), _) => {
+                (Some(h.clone()), archive.sha256_source.clone().unwrap_or_else(|| "the manifest".into()))
+            }
+            (None, Some(h)) => (Some(h), "the local record of its first use".into()),
+            (None, None) => (None, String::new()),
+        };
         let mut have = false;
         if dest.is_file() {
-            match &archive.sha256 {
+            match &expected {
                 Some(h) => match self.cache.status_rel(&rel, Some(h))? {
                     FileStatus::Verified { .. } => have = true,
+                    FileStatus::Mismatch { actual, .. } if archive.license.is_some() => {
+                        // Placed by hand: it cannot be downloaded again, so it is neither
+                        // used nor deleted.
+                        let from = archive
+                            .license
+                            .as_ref()
+                            .map(|l| format!("; get it from {l}"))
+                            .unwrap_or_default();
+                        return Err(FetchError::PlacedArchive {
+                            path: dest,
+                            expected: h.clone(),
+                            actual,
+                            note: format!("published by {source_of}{from}"),
+                        });
+                    }
                     FileStatus::Mismatch { actual, .. } => {
                         log::warn!(
                             "{}: the downloaded archive is damaged (sha256 {actual}, expected \
@@ -141,32 +164,44 @@ impl Fetcher {
                     }
                     FileStatus::Missing | FileStatus::Unknown { .. } => {}
                 },
-                // Complete (only finished downloads are renamed from `.part`); its files
-                // are checked one by one.
-                None => have = true,
+                // Complete (only finished downloads are renamed from `.part`, and placed
+                // archives are whole): its hash is recorded now and checked from then on.
+                None => {
+                    let (actual, _) = sha256_file(&dest)?;
+                    self.record_archive(archive, &rel, &actual)?;
+                    have = true;
+                }
             }
         }
         let source = if have {
             log::info!("using the earlier download {}", dest.display());
             dest.display().to_string()
         } else {
-            if archive.urls.is_empty() {
-                return Err(FetchError::Unavailable {
-                    dataset: dataset.to_owned(),
-                    reason: format!(
+            let unavailable = |why: Option<String>| FetchError::Unavailable {
+                dataset: dataset.to_owned(),
+                reason: match (why, placement(archive, &dest)) {
+                    (Some(w), Some(p)) => format!("{w}; {p}"),
+                    (Some(w), None) => w,
+                    (None, Some(p)) => p,
+                    (None, None) => format!(
                         "archive {} has no download address and no mirror has the files",
                         archive.name
                     ),
-                });
+                },
+            };
+            if archive.urls.is_empty() {
+                return Err(unavailable(None));
             }
-            let url =
-                self.download(&archive.urls, &rel, &archive.name, archive.sha256.as_deref(), session)?;
+            let (url, actual) =
+                match self.download(&archive.urls, &rel, &archive.name, archive.sha256.as_deref(), session) {
+                    Ok(done) => done,
+                    Err(e @ FetchError::Download { .. }) if archive.license.is_some() => {
+                        return Err(unavailable(Some(e.to_string())));
+                    }
+                    Err(e) => return Err(e),
+                };
             if archive.sha256.is_none() {
-                log::warn!(
-                    "{}: no published sha256 for the archive itself; its files are checked \
-                     one by one",
-                    archive.name
-                );
+                self.record_archive(archive, &rel, &actual)?;
             }
             url
         };
@@ -190,8 +225,17 @@ impl Fetcher {
         }
     }
 
+    /// Records the hash of an archive that has none published, on its first use.
+    fn record_archive(&self, archive: &Archive, rel: &str, actual: &str) -> Result<(), FetchError> {
+        log::warn!(
+            "UNVERIFIED: {}: no published sha256; recorded {actual} as its hash, checked from now on",
+            archive.name
+        );
+        self.cache.record_sha256(rel, actual)
+    }
+
     /// Downloads `urls` (in order) into the cache file `rel`, through `rel.part`, checking the
-    /// result against `expected`. Returns the address that served it. Addresses on a host
+    /// result against `expected`. Returns the address that served it and the hash. Addresses on a host
     /// found unreachable earlier in the session are not tried.
     fn download(
         &self,
@@ -200,7 +244,7 @@ impl Fetcher {
         label: &str,
         expected: Option<&str>,
         session: &mut Session,
-    ) -> Result<String, FetchError> {
+    ) -> Result<(String, String), FetchError> {
         let dest = self.cache.path(rel);
         let part = self.cache.path(&format!("{rel}.part"));
         if let Some(parent) = dest.parent() {
@@ -259,7 +303,7 @@ impl Fetcher {
                 continue;
             }
             self.cache.commit_rel(rel, &part, &actual)?;
-            return Ok(url.clone());
+            return Ok((url.clone(), actual));
         }
         if let Some(e) = mismatch {
             return Err(e);
@@ -279,6 +323,17 @@ impl Fetcher {
             },
         })
     }
+}
+
+/// Where to get a license-gated archive and where to put it; `None` for other archives.
+fn placement(archive: &Archive, dest: &std::path::Path) -> Option<String> {
+    archive.license.as_ref().map(|l| {
+        format!(
+            "{} is license-gated: get it from {l} and put it at {}, then run again",
+            archive.name,
+            dest.display()
+        )
+    })
 }
 
 fn components(p: &str) -> Vec<&str> {

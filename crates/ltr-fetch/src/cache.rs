@@ -506,6 +506,14 @@ impl DataCache {
         self.save_json(STAMPS_FILE, stamps)
     }
 
+    /// Records `sha256` as the known hash of a path relative to the root (a file or archive
+    /// with no published hash, on its first use); it is verified against it from then on.
+    pub(crate) fn record_sha256(&self, rel: &str, sha256: &str) -> Result<(), FetchError> {
+        let mut rec = self.load_recorded();
+        rec.files.insert(rel.to_owned(), sha256.to_owned());
+        self.save_json(RECORDED_FILE, &rec)
+    }
+
     fn load_recorded(&self) -> Recorded {
         self.load_json(RECORDED_FILE)
     }

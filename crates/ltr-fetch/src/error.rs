@@ -29,6 +29,22 @@ pub enum FetchError {
         /// Hash of what was received.
         actual: String,
     },
+    /// An archive in the download folder (placed there by hand, for a license-gated
+    /// collection) whose sha256 is not the expected one: refused, and left where it is.
+    #[error(
+        "{}: sha256 is {actual}, but {expected} is expected ({note}); it is not the archive the manifest describes: replace it",
+        path.display()
+    )]
+    PlacedArchive {
+        /// The archive.
+        path: PathBuf,
+        /// The expected hash.
+        expected: String,
+        /// Its hash.
+        actual: String,
+        /// Who published the expected hash, and where the right archive is obtained.
+        note: String,
+    },
     /// A download that failed for good.
     #[error("download of {url} failed: {reason}")]
     Download {

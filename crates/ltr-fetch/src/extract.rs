@@ -1,4 +1,4 @@
-//! Unpacking archives (`.zip`, `.rar`, `.gz`, `.tar.gz`) into a staging folder.
+//! Unpacking archives (`.zip`, `.rar`, `.gz`, `.tar.gz`, `.tar.bz2`) into a staging folder.
 //!
 //! Every entry name is checked before anything is written: absolute names, `..`
 //! components, drive prefixes (`C:`) and NUL bytes are refused, so nothing can land outside
@@ -59,7 +59,12 @@ pub fn extract_limited(
     let limit = Limit { archive, max: max_entry_bytes };
     let out = match format {
         ArchiveFormat::Zip => extract_zip(archive, dest, limit, progress),
-        ArchiveFormat::TarGz => extract_tar_gz(archive, dest, limit, progress),
+        ArchiveFormat::TarGz => {
+            extract_tar(MultiGzDecoder::new(open(archive)?), archive, dest, limit, progress)
+        }
+        ArchiveFormat::TarBz2 => {
+            extract_tar(bzip2::read::MultiBzDecoder::new(open(archive)?), archive, dest, limit, progress)
+        }
         ArchiveFormat::Gz => extract_gz(archive, dest, limit, progress),
         ArchiveFormat::Rar => extract_rar(archive, dest, limit),
     };
@@ -206,13 +211,14 @@ fn extract_zip(
     Ok(files)
 }
 
-fn extract_tar_gz(
+fn extract_tar(
+    decoded: impl Read,
     archive: &Path,
     dest: &Path,
     limit: Limit<'_>,
     progress: &dyn Progress,
 ) -> Result<Vec<PathBuf>, FetchError> {
-    let mut tar = tar::Archive::new(MultiGzDecoder::new(open(archive)?));
+    let mut tar = tar::Archive::new(decoded);
     let entries = tar.entries().map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
     for entry in entries {
@@ -332,6 +338,45 @@ mod tests {
             b.append(&h, *data).unwrap();
         }
         b.into_inner().unwrap().finish().unwrap()
+    }
+
+    fn tar_bz2_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, data) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(data.len() as u64);
+            h.set_mode(0o644);
+            h.set_entry_type(tar::EntryType::Regular);
+            let raw = &mut h.as_old_mut().name;
+            raw[..name.len()].copy_from_slice(name.as_bytes());
+            h.set_cksum();
+            b.append(&h, *data).unwrap();
+        }
+        let tar = b.into_inner().unwrap();
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(&tar).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn tar_bz2_extracts_and_rejects_traversal() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("ltrc_yahoo.tar.bz2");
+        std::fs::write(&a, tar_bz2_bytes(&[("set1.train.txt", b"1 qid:1 1:1\n"), ("set2.test.txt", b"t")]))
+            .unwrap();
+        let out = dir.path().join("out");
+        let files = extract(&a, ArchiveFormat::TarBz2, &out, &NoProgress).unwrap();
+        assert_eq!(files, vec![PathBuf::from("set1.train.txt"), PathBuf::from("set2.test.txt")]);
+        assert_eq!(std::fs::read(out.join("set1.train.txt")).unwrap(), b"1 qid:1 1:1\n");
+        std::fs::write(&a, tar_bz2_bytes(&[("../evil", b"boom")])).unwrap();
+        let e = extract(&a, ArchiveFormat::TarBz2, &dir.path().join("sub/o"), &NoProgress).unwrap_err();
+        assert!(e.to_string().contains("../evil"), "{e}");
+        assert!(!dir.path().join("sub/evil").exists());
+        std::fs::write(&a, b"BZh91AY&SY not really").unwrap();
+        assert!(matches!(
+            extract(&a, ArchiveFormat::TarBz2, &dir.path().join("o3"), &NoProgress),
+            Err(FetchError::Archive { .. })
+        ));
     }
 
     fn gz_bytes(data: &[u8]) -> Vec<u8> {
@@ -496,7 +541,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("junk");
         std::fs::write(&a, b"this is not an archive at all").unwrap();
-        for f in [ArchiveFormat::Zip, ArchiveFormat::TarGz, ArchiveFormat::Gz, ArchiveFormat::Rar] {
+        for f in [
+            ArchiveFormat::Zip,
+            ArchiveFormat::TarGz,
+            ArchiveFormat::TarBz2,
+            ArchiveFormat::Gz,
+            ArchiveFormat::Rar,
+        ] {
             let e = extract(&a, f, &dir.path().join("o"), &NoProgress).unwrap_err();
             assert!(matches!(e, FetchError::Archive { .. }), "{f:?}: {e}");
         }

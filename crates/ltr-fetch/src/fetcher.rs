@@ -184,6 +184,7 @@ impl Fetcher {
         let needed = self.via_cache(&ds.name, &chosen, &mut report)?;
         if needed.is_empty() {
             report.source = "cache".into();
+            self.derive_holdouts(&chosen, &mut report)?;
             return Ok(report);
         }
         let mut errors: Vec<FetchError> = Vec::new();
@@ -203,6 +204,9 @@ impl Fetcher {
         self.via_archives(manifest, &ds.name, needed, session, &mut out);
 
         report.source = sources.join(", ");
+        if errors.is_empty() {
+            self.derive_holdouts(&chosen, &mut report)?;
+        }
         let mut errors = errors.into_iter();
         match errors.next() {
             None => Ok(report),
@@ -227,7 +231,7 @@ impl Fetcher {
     ) -> Result<Wanted<'m>, FetchError> {
         let mut needed = Vec::new();
         for &v in variants {
-            for f in v.files() {
+            for f in v.fetched_files() {
                 let rel = v.rel_path(&f);
                 if !matches!(safe_relative(&rel), Ok(Some(_))) {
                     return Err(FetchError::Unavailable {

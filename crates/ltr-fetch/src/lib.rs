@@ -14,6 +14,8 @@
 //!   `.tar.gz`.
 //! * [`embedded`]: installing the data compiled into `ltr` (also a helper for tests).
 //! * [`resolve()`]: dataset names -> [`ltr_data::resolved::DatasetStatus`] for the harness.
+//! * [`local`]: a user's own dataset given by path (any layout, or one file split into
+//!   folds) -> [`ltr_data::resolved::DatasetInput`].
 //!
 //! Libraries log; they never print. Progress is reported through [`Progress`].
 
@@ -23,7 +25,9 @@ pub mod embedded;
 mod error;
 pub mod extract;
 pub mod fetcher;
+mod holdout;
 mod http;
+pub mod local;
 mod mirror;
 pub mod options;
 mod progress;

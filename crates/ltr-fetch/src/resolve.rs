@@ -109,6 +109,7 @@ pub(crate) fn input(
         convention: manifest.convention_of(entry),
         features: entry.features,
         missing_token: variant.missing_token.clone(),
+        clip: variant.clip,
         root: cache.root().to_owned(),
         folds,
     })

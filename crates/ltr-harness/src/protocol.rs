@@ -142,6 +142,7 @@ pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Re
     let opts = ReadOptions {
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
+        clip: dataset.clip,
         sha256: false,
         ..ReadOptions::default()
     };

@@ -18,6 +18,17 @@
 //! # validation_metric = "ndcg@10"
 //! ```
 //!
+//! Datasets may also be given by path (a user's own data; `collection` is then optional):
+//!
+//! ```toml
+//! [[datasets]]
+//! name = "OHSUMED-L2"
+//! path = "data/letor2/OHSUMED/Data"   # relative to the spec file
+//! convention = "letor3"                # optional
+//! ```
+//!
+//! Every key is documented in `experiments/README.md`.
+//!
 //! Parameters are checked against each algorithm's typed parameter struct when the spec is
 //! loaded: an unknown key or a value of the wrong type is an error naming the file, the
 //! algorithm and the key.
@@ -32,17 +43,23 @@ use crate::error::{HarnessError, Result};
 use crate::registry::{AlgoConfig, default_validation_metric};
 
 /// Spec files shipped in `experiments/`, compiled in.
-pub const BUILTIN: [(&str, &str); 2] = [
+pub const BUILTIN: [(&str, &str); 5] = [
     ("letor3", include_str!("../../../experiments/letor3.toml")),
     ("letor4", include_str!("../../../experiments/letor4.toml")),
+    ("mslr", include_str!("../../../experiments/mslr.toml")),
+    ("yahoo", include_str!("../../../experiments/yahoo.toml")),
+    ("istella", include_str!("../../../experiments/istella.toml")),
 ];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSpec {
     name: String,
-    collection: String,
-    datasets: Vec<String>,
+    #[serde(default)]
+    collection: Option<String>,
+    datasets: Vec<toml::Value>,
+    #[serde(default)]
+    published: Option<PathBuf>,
     #[serde(default = "default_folds")]
     folds: Vec<u32>,
     seed: u64,
@@ -79,10 +96,15 @@ pub struct ExperimentSpec {
     pub source: String,
     /// Name of the run and of the report.
     pub name: String,
-    /// The collection (manifest) the datasets belong to.
+    /// The collection (manifest) the datasets belong to; empty when every dataset is given
+    /// by path.
     pub collection: String,
     /// Datasets, in report order.
     pub datasets: Vec<String>,
+    /// The datasets of [`ExperimentSpec::datasets`] given by path, not by the collection.
+    pub paths: Vec<PathDataset>,
+    /// A published-numbers file (the format of `reports/published/`) to show beside ours.
+    pub published: Option<PathBuf>,
     /// Folds.
     pub folds: Vec<u32>,
     /// Master seed.
@@ -137,6 +159,17 @@ impl ExperimentSpec {
         if raw.datasets.is_empty() {
             return Err(bad("`datasets` is empty".into()));
         }
+        let base = path.parent().unwrap_or(Path::new(""));
+        let (datasets, paths) = parse_datasets(&raw.datasets, base).map_err(&bad)?;
+        let collection = match raw.collection {
+            Some(c) => c,
+            None if paths.len() == datasets.len() => String::new(),
+            None => {
+                return Err(bad(
+                    "`collection` is required unless every dataset is given with a `path`".into()
+                ));
+            }
+        };
         if raw.folds.is_empty() || raw.folds.contains(&0) {
             return Err(bad("`folds` must list fold numbers starting at 1".into()));
         }
@@ -164,8 +197,10 @@ impl ExperimentSpec {
         Ok(Self {
             source: path.display().to_string(),
             name: raw.name,
-            collection: raw.collection,
-            datasets: raw.datasets,
+            collection,
+            datasets,
+            paths,
+            published: raw.published.map(|p| base.join(p)),
             folds: raw.folds,
             seed: raw.seed,
             convention: raw.convention,
@@ -202,6 +237,7 @@ impl ExperimentSpec {
             }
         }
         self.datasets.retain(|d| names.iter().any(|n| d.eq_ignore_ascii_case(n)));
+        self.paths.retain(|p| names.iter().any(|n| p.name.eq_ignore_ascii_case(n)));
         Ok(())
     }
 
@@ -220,6 +256,153 @@ impl ExperimentSpec {
         }
         self.algorithms.retain(|a| names.iter().any(|n| a.label == *n || a.id == *n));
         Ok(())
+    }
+}
+
+/// A dataset given by path: a user's own LETOR data (see [`ExperimentSpec::paths`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PathDataset {
+    /// Name in reports.
+    pub name: String,
+    /// The folder (fold folders or the three split files) or the single file, resolved
+    /// against the spec file's folder.
+    pub path: PathBuf,
+    /// Convention its numbers are reported with (`None`: the suite's default, or the spec's
+    /// `convention`).
+    pub convention: Option<Convention>,
+    /// Declared feature count, for sparse data whose files differ in their highest index.
+    pub features: Option<usize>,
+    /// Value token read as 0 (`NULL`).
+    pub missing_token: Option<String>,
+    /// Seed of the split of a single file (default: the spec's seed).
+    pub split_seed: Option<u64>,
+}
+
+/// The keys a `[[datasets]]` table may have.
+const DATASET_KEYS: [&str; 6] = ["name", "path", "convention", "features", "missing_token", "split_seed"];
+
+/// `datasets`: names of the collection's datasets, or tables (a `path` makes it a user's
+/// own dataset). Returns every name in order, and the datasets given by path.
+fn parse_datasets(
+    values: &[toml::Value],
+    base: &Path,
+) -> std::result::Result<(Vec<String>, Vec<PathDataset>), String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut paths = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let at = format!("datasets[{i}]");
+        let name = match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Table(t) => {
+                if let Some(k) = t.keys().find(|k| !DATASET_KEYS.contains(&k.as_str())) {
+                    return Err(format!(
+                        "{at}: unknown key `{k}` (expected one of {})",
+                        DATASET_KEYS.join(", ")
+                    ));
+                }
+                let text = |k: &str| -> std::result::Result<Option<String>, String> {
+                    match t.get(k) {
+                        None => Ok(None),
+                        Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+                        Some(other) => Err(format!("{at}: `{k}` must be a string, not {}", other.type_str())),
+                    }
+                };
+                let int = |k: &str, max: u64| -> std::result::Result<Option<u64>, String> {
+                    match t.get(k) {
+                        None => Ok(None),
+                        Some(toml::Value::Integer(n)) if *n >= 1 && (*n as u64) <= max => Ok(Some(*n as u64)),
+                        Some(other) => {
+                            Err(format!("{at}: `{k}` must be an integer in 1..={max}, not {other}"))
+                        }
+                    }
+                };
+                let name = text("name")?.ok_or_else(|| format!("{at}: a dataset table needs `name`"))?;
+                let convention = text("convention")?
+                    .map(|c| c.parse::<Convention>().map_err(|e| format!("{at}: convention: {e}")))
+                    .transpose()?;
+                let features =
+                    int("features", ltr_data::reader::MAX_UNDECLARED_FEATURES as u64)?.map(|n| n as usize);
+                let split_seed = match t.get("split_seed") {
+                    None => None,
+                    Some(toml::Value::Integer(n)) => Some(*n as u64),
+                    Some(other) => return Err(format!("{at}: `split_seed` must be an integer, not {other}")),
+                };
+                let missing_token = text("missing_token")?;
+                match text("path")? {
+                    Some(p) => paths.push(PathDataset {
+                        name: name.clone(),
+                        path: base.join(p),
+                        convention,
+                        features,
+                        missing_token,
+                        split_seed,
+                    }),
+                    None => {
+                        if let Some(k) = DATASET_KEYS[2..].iter().find(|k| t.contains_key(**k)) {
+                            return Err(format!(
+                                "{at} ({name}): `{k}` applies to datasets given by `path` only; the collection's manifest describes `{name}`"
+                            ));
+                        }
+                    }
+                }
+                name
+            }
+            other => {
+                return Err(format!("{at}: expected a dataset name or a table, not {}", other.type_str()));
+            }
+        };
+        if name.trim().is_empty() {
+            return Err(format!("{at}: empty dataset name"));
+        }
+        if names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            return Err(format!("{at}: dataset `{name}` listed twice"));
+        }
+        names.push(name);
+    }
+    Ok((names, paths))
+}
+
+impl ExperimentSpec {
+    /// The spec of `ltr run --data PATH`: one dataset given by path, named after the folder
+    /// or file, with the algorithms (and their grids) of `defaults` and its selection
+    /// metrics, every fold, and `seed`.
+    pub fn for_data(path: &Path, seed: u64, defaults: &ExperimentSpec) -> Result<Self> {
+        let file_name = path
+            .file_name()
+            .map(ToOwned::to_owned)
+            .or_else(|| std::fs::canonicalize(path).ok().and_then(|p| p.file_name().map(ToOwned::to_owned)))
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "data".into());
+        let stem = file_name.trim_end_matches(".gz").trim_end_matches(".txt");
+        let name: String = stem
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+            .collect();
+        let name = if name.is_empty() || name.starts_with('.') { format!("data{name}") } else { name };
+        Ok(Self {
+            source: path.display().to_string(),
+            name: name.clone(),
+            collection: String::new(),
+            datasets: vec![name.clone()],
+            paths: vec![PathDataset {
+                name,
+                path: path.to_owned(),
+                convention: None,
+                features: None,
+                missing_token: None,
+                split_seed: None,
+            }],
+            published: None,
+            folds: (1..=ltr_data::manifest::MAX_FOLDS).collect(),
+            seed,
+            convention: None,
+            algorithms: defaults.algorithms.clone(),
+        })
+    }
+
+    /// The dataset of this name given by path, if it is one.
+    pub fn path_dataset(&self, name: &str) -> Option<&PathDataset> {
+        self.paths.iter().find(|p| p.name.eq_ignore_ascii_case(name))
     }
 }
 
@@ -285,6 +468,10 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         for (name, _) in BUILTIN {
             let s = ExperimentSpec::builtin(name).unwrap();
             assert_eq!(s.name, name);
+            // The large collections run the algorithms that fit their day on 2 cores.
+            if !["letor3", "letor4"].contains(&name) {
+                continue;
+            }
             let ids: Vec<&str> = s.algorithms.iter().map(|a| a.id.as_str()).collect();
             for a in crate::ALGORITHMS {
                 assert!(ids.contains(&a.id), "{name} lacks {}", a.id);

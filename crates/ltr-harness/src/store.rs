@@ -37,6 +37,8 @@ struct KeyMaterial<'a> {
     variant: &'a str,
     features: usize,
     missing_token: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clip: Option<f32>,
     convention: Convention,
     fold: u32,
     train: &'a DataFile,
@@ -66,6 +68,7 @@ pub fn cell_key(
         variant: &dataset.variant,
         features: dataset.features,
         missing_token: dataset.missing_token.as_deref(),
+        clip: dataset.clip,
         convention: dataset.convention,
         fold: fold.fold,
         train: &fold.train,
@@ -287,6 +290,7 @@ mod tests {
             convention: Convention::Letor3,
             features: 3,
             missing_token: None,
+            clip: None,
             root: PathBuf::from("/nowhere"),
             folds: vec![FoldFiles { fold: 1, train: file("train"), vali: file("vali"), test: file("test") }],
         }

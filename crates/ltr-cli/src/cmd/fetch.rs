@@ -1,4 +1,4 @@
-//! `ltr fetch <collection> [--datasets A,B] [--all-variants] [--mirror DIR|URL]`.
+//! `ltr fetch <collection>|--manifest FILE [--datasets A,B] [--all-variants] [--mirror DIR|URL]`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,8 +12,13 @@ use crate::progress::FetchBars;
 /// Arguments of `ltr fetch`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Collection: letor3, letor4 or mslr.
-    collection: String,
+    /// Collection: letor3, letor4, mslr, yahoo or istella.
+    #[arg(required_unless_present = "manifest")]
+    collection: Option<String>,
+    /// A collection manifest file (the format of datasets/*.toml), for a collection of your
+    /// own.
+    #[arg(long)]
+    manifest: Option<std::path::PathBuf>,
     /// Only these datasets (comma-separated; default: all of the collection).
     #[arg(long, value_delimiter = ',')]
     datasets: Vec<String>,
@@ -26,7 +31,21 @@ pub struct Args {
 
 /// Runs `ltr fetch`: exit code 1 if any requested dataset could not be had.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let manifest = Manifest::builtin(&args.collection)?;
+    let manifest = match (&args.manifest, &args.collection) {
+        (Some(file), collection) => {
+            let m = Manifest::load(file)?;
+            if let Some(c) = collection.as_ref().filter(|c| **c != m.collection) {
+                anyhow::bail!(
+                    "collection `{c}`, but the manifest {} describes `{}`",
+                    file.display(),
+                    m.collection
+                );
+            }
+            m
+        }
+        (None, Some(c)) => Manifest::builtin(c)?,
+        (None, None) => anyhow::bail!("give a collection or --manifest"),
+    };
     let names: Vec<String> = if args.datasets.is_empty() {
         manifest.datasets.iter().map(|d| d.name.clone()).collect()
     } else {

@@ -8,6 +8,7 @@ pub mod predict;
 pub mod report;
 pub mod reproduce;
 pub mod run;
+pub mod synth;
 pub mod train;
 pub mod verify;
 

@@ -17,15 +17,19 @@ use crate::progress::RunBar;
 pub struct Pipeline {
     /// The spec, restricted as asked.
     pub spec: ExperimentSpec,
-    /// The manifest of its collection.
-    pub manifest: Manifest,
+    /// The manifest of its collection (`None`: every dataset is given by path).
+    pub manifest: Option<Manifest>,
 }
 
 impl Pipeline {
     /// Loads a spec by path, or by built-in name (preferring `experiments/<name>.toml` in the
     /// working directory, so edits there take effect), restricted to `datasets` and
-    /// `algorithms` when they are not empty, and its collection's manifest.
-    pub fn load(spec: &str, datasets: &[String], algorithms: &[String]) -> anyhow::Result<Self> {
+    /// `algorithms` when they are not empty ([`Pipeline::from_spec`] adds its manifest).
+    pub fn load_spec(
+        spec: &str,
+        datasets: &[String],
+        algorithms: &[String],
+    ) -> anyhow::Result<ExperimentSpec> {
         let path = Path::new(spec);
         let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
         let mut spec = if path.is_file() {
@@ -41,9 +45,58 @@ impl Pipeline {
         if !algorithms.is_empty() {
             spec.restrict_algorithms(algorithms)?;
         }
-        let manifest = Manifest::builtin(&spec.collection)
-            .with_context(|| format!("{}: collection `{}`", spec.source, spec.collection))?;
+        Ok(spec)
+    }
+
+    /// A spec with its collection's manifest: the one in `manifest_file` if given (its
+    /// collection must be the spec's), else the built-in one; none when the spec has no
+    /// collection (every dataset given by path).
+    pub fn from_spec(spec: ExperimentSpec, manifest_file: Option<&Path>) -> anyhow::Result<Self> {
+        let manifest = match manifest_file {
+            Some(file) => {
+                let m = Manifest::load(file)?;
+                if !spec.collection.is_empty() && m.collection != spec.collection {
+                    anyhow::bail!(
+                        "{}: collection `{}`, but the manifest {} describes `{}`",
+                        spec.source,
+                        spec.collection,
+                        file.display(),
+                        m.collection
+                    );
+                }
+                Some(m)
+            }
+            None if spec.collection.is_empty() => None,
+            None => Some(
+                Manifest::builtin(&spec.collection)
+                    .with_context(|| format!("{}: collection `{}`", spec.source, spec.collection))?,
+            ),
+        };
         Ok(Self { spec, manifest })
+    }
+
+    /// The published numbers shown beside ours: the spec's own file if it names one, else
+    /// the shipped ones, never for datasets given by path (a user's dataset that shares a
+    /// name with a LETOR one is not that dataset).
+    fn published(&self) -> anyhow::Result<Published> {
+        let spec = &self.spec;
+        let mut published = match &spec.published {
+            Some(file) => {
+                let mut p = Published::load(file)?;
+                // A spec without a collection names its rows by the spec's name.
+                if spec.collection.is_empty() {
+                    for r in &mut p.results {
+                        if r.collection == spec.name {
+                            r.collection.clear();
+                        }
+                    }
+                }
+                return Ok(p);
+            }
+            None => Published::builtin()?,
+        };
+        published.results.retain(|r| spec.path_dataset(&r.dataset).is_none());
+        Ok(published)
     }
 
     /// Runs every cell of the spec over `datasets` into the store under `results`, and prints
@@ -85,11 +138,12 @@ impl Pipeline {
     /// `<out>/<name>.{md,json,csv}`; prints and returns the paths.
     pub fn report(&self, results: &Path, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
         let store = ResultStore::open(results, &self.spec.name)?;
+        let title = self.manifest.as_ref().map_or_else(|| self.spec.name.clone(), |m| m.title.clone());
         let input = ReportInput::from_store(
             self.spec.clone(),
             &store,
-            Published::builtin()?,
-            self.manifest.title.clone(),
+            self.published()?,
+            title,
             crate::cmd::code_version(),
         )?;
         let report = ltr_report::build(&input)?;

@@ -16,10 +16,14 @@ pub struct Args {
     /// Folder for the report files.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
+    /// The collection manifest file the spec was run with (`ltr run --manifest`).
+    #[arg(long)]
+    manifest: Option<PathBuf>,
 }
 
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    Pipeline::load(&args.spec, &[], &[])?.report(&args.results, &args.out)?;
+    let spec = Pipeline::load_spec(&args.spec, &[], &[])?;
+    Pipeline::from_spec(spec, args.manifest.as_deref())?.report(&args.results, &args.out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use ltr_data::manifest::Manifest;
 use ltr_fetch::Source;
+use ltr_fetch::local::{LocalRequest, resolve_local};
 use ltr_harness::runner::{DatasetStatus, RunRecord};
 use ltr_harness::spec::ExperimentSpec;
 
@@ -32,6 +33,10 @@ pub struct RunArgs {
     /// Hash every data file again before using it, even if its stamp says it is unchanged.
     #[arg(long)]
     pub verify_data: bool,
+    /// A collection manifest file (the format of datasets/*.toml) instead of the built-in
+    /// manifest of the spec's collection.
+    #[arg(long)]
+    pub manifest: Option<PathBuf>,
     #[command(flatten)]
     pub data: DataArgs,
 }
@@ -40,8 +45,9 @@ impl RunArgs {
     /// Loads the spec (restricted by `--datasets`, `--algorithms`) and its manifest, resolves
     /// the datasets and runs every cell.
     pub fn execute(&self, spec: &str) -> anyhow::Result<(Pipeline, RunRecord)> {
-        let pipeline = Pipeline::load(spec, &self.datasets, &self.algorithms)?;
-        let datasets = resolve_datasets(&pipeline.spec, &pipeline.manifest, self)?;
+        let spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms)?;
+        let pipeline = Pipeline::from_spec(spec, self.manifest.as_deref())?;
+        let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), self)?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
         Ok((pipeline, record))
     }
@@ -50,15 +56,46 @@ impl RunArgs {
 /// Arguments of `ltr run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Experiment spec: a TOML file, or the name of a built-in one (letor3, letor4).
-    spec: String,
+    /// Experiment spec: a TOML file, or the name of a built-in one (letor3, letor4, mslr,
+    /// yahoo, istella).
+    #[arg(required_unless_present = "data", conflicts_with = "data")]
+    spec: Option<String>,
+    /// Run a dataset of your own without a spec: a folder (Fold1..N of train/vali/test or
+    /// trainingset/validationset/testset files, or the three files) or one LETOR file (split
+    /// into 5 query-disjoint folds by --seed). Every algorithm with its default grid (those
+    /// of experiments/letor3.toml), unless --algorithms; the report is written beside the
+    /// result store.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Master seed with --data (also the seed of the split of a single file).
+    #[arg(long, default_value_t = 1, requires = "data")]
+    seed: u64,
     #[command(flatten)]
     run: RunArgs,
 }
 
 /// Runs `ltr run`: exit 1 when a cell failed or none could run.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (_, record) = args.run.execute(&args.spec)?;
+    let (pipeline, record) = match (&args.spec, &args.data) {
+        (Some(spec), _) => args.run.execute(spec)?,
+        (None, Some(data)) => {
+            let mut spec = ExperimentSpec::for_data(data, args.seed, &ExperimentSpec::builtin("letor3")?)?;
+            if !args.run.algorithms.is_empty() {
+                spec.restrict_algorithms(&args.run.algorithms)?;
+            }
+            let mut pipeline = Pipeline::from_spec(spec, None)?;
+            let datasets = resolve_datasets(&pipeline.spec, None, &args.run)?;
+            // Every fold the data has.
+            if let Some(DatasetStatus::Available(d)) = datasets.first() {
+                pipeline.spec.folds = d.folds.iter().map(|f| f.fold).collect();
+            }
+            let record = pipeline.run(&datasets, &args.run.results, args.run.force)?;
+            pipeline.report(&args.run.results, &args.run.results)?;
+            (pipeline, record)
+        }
+        (None, None) => anyhow::bail!("give an experiment spec or --data"),
+    };
+    drop(pipeline);
     Ok(outcome(&record))
 }
 
@@ -68,13 +105,44 @@ pub fn outcome(record: &RunRecord) -> ExitCode {
 }
 
 /// Every dataset of the spec as verified local files, fetched into the data cache unless
-/// `--no-fetch`; a dataset that cannot be had is [`DatasetStatus::Unavailable`].
+/// `--no-fetch` (datasets given by path are read where they are, their layout detected and
+/// printed); a dataset that cannot be had is [`DatasetStatus::Unavailable`].
 pub fn resolve_datasets(
     spec: &ExperimentSpec,
-    manifest: &Manifest,
+    manifest: Option<&Manifest>,
     args: &RunArgs,
 ) -> anyhow::Result<Vec<DatasetStatus>> {
     let fetcher = fetch::fetcher_with(&args.data, args.verify_data)?;
     let source = if args.no_fetch { Source::Cache(fetcher.cache()) } else { Source::Fetch(&fetcher) };
-    Ok(ltr_fetch::resolve(manifest, &spec.datasets, &spec.folds, source))
+    let named: Vec<String> =
+        spec.datasets.iter().filter(|d| spec.path_dataset(d).is_none()).cloned().collect();
+    let mut from_manifest = match manifest {
+        Some(m) if !named.is_empty() => ltr_fetch::resolve(m, &named, &spec.folds, source),
+        _ => Vec::new(),
+    }
+    .into_iter();
+    let mut out = Vec::new();
+    for name in &spec.datasets {
+        let Some(p) = spec.path_dataset(name) else {
+            out.extend(from_manifest.next());
+            continue;
+        };
+        let req = LocalRequest {
+            name: p.name.clone(),
+            path: p.path.clone(),
+            convention: p.convention.or(spec.convention).unwrap_or(ltr_metrics::DEFAULT_CONVENTION),
+            features: p.features,
+            missing_token: p.missing_token.clone(),
+            split_seed: p.split_seed.unwrap_or(spec.seed),
+        };
+        out.push(match resolve_local(&req, fetcher.cache()) {
+            Ok(mut local) => {
+                println!("{}", local.describe());
+                local.input.folds.retain(|f| spec.folds.contains(&f.fold));
+                DatasetStatus::Available(local.input)
+            }
+            Err(e) => DatasetStatus::Unavailable { name: p.name.clone(), reason: e.reason() },
+        });
+    }
+    Ok(out)
 }

@@ -1,0 +1,541 @@
+//! Synthetic LETOR data with the shape of the large collections, so that scale can be tested
+//! and benchmarked without their (license-gated, multi-gigabyte) files.
+//!
+//! A [`Shape`] fixes the number of queries, the distribution of documents per query, the
+//! feature count, the grade distribution and the file layout of a collection:
+//!
+//! | shape | queries | docs/query (mean) | features | layout |
+//! |---|---|---|---|---|
+//! | `mslr-web30k` | 31,531 | 119.6 | 136 | `Fold1..5/{train,vali,test}.txt` (Fold1 train: about 2.27 M rows) |
+//! | `mslr-web10k` | 10,000 | 120.0 | 136 | as MSLR-WEB30K |
+//! | `yahoo` | 29,921 | 23.7 | 700 (sparse) | one fold, `{train,vali,test}.txt` (Set 1's split) |
+//! | `istella` | 33,018 | 103.2 | 220 | one fold (Istella-S's split) |
+//! | `small` | 400 | 20 | 20 | 5 folds (tests) |
+//!
+//! The hidden relevance: every document has ten latent factors (standard normals) and its
+//! query one offset. The relevance is a sum of a linear part and interactions (a product of
+//! two factors, a factor gated by a threshold on another, a square), plus noise; grades 0-4
+//! come from global thresholds on it, fixed so that the grades occur about as often as in the
+//! collection. Features are monotone transforms (counts, [0, 1] scores, quantised levels) of
+//! single factors or of mixtures of two or three, with noise; some are query-level and some
+//! pure noise. A tree ensemble can learn the interactions; a linear model cannot, so
+//! LambdaMART beats ridge regression clearly (tested).
+//!
+//! Everything comes from the seed through the pinned ChaCha8 stream ([`ltr_core::Rng`]), in
+//! one sequential pass: the same shape, query count and seed give the same bytes. Files are
+//! written through large buffers to a temporary name, flushed and renamed into place.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use ltr_core::Rng;
+use ltr_data::folds::rotation;
+use ltr_data::manifest::Split;
+
+/// Errors of the generator.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SynthError {
+    /// An unknown shape name or an option out of range.
+    #[error("{0}")]
+    Invalid(String),
+    /// Writing a file.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// The most queries a generated dataset may have (about 100 times MSLR-WEB30K).
+pub const MAX_QUERIES: usize = 4_000_000;
+/// The most documents a query may have.
+pub const MAX_DOCS_PER_QUERY: usize = 10_000;
+
+/// How a shape's files are laid out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Layout {
+    /// Five subsets rotated into `Fold1..5/{train,vali,test}.txt` (LETOR, MSLR-WEB).
+    Folds,
+    /// One fold, `{train,vali,test}.txt`, with these fractions of the queries in train and
+    /// vali (the rest is test).
+    OneFold {
+        /// Fraction of queries in train.
+        train: f64,
+        /// Fraction of queries in vali.
+        vali: f64,
+    },
+}
+
+/// The shape of a collection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// Queries.
+    pub queries: usize,
+    /// Mean documents per query.
+    pub mean_docs: f64,
+    /// Spread of the documents per query (standard deviation of its logarithm).
+    pub docs_sigma: f64,
+    /// Features.
+    pub features: usize,
+    /// Fraction of feature values that are absent (written sparsely), as in Yahoo!'s files.
+    pub sparsity: f64,
+    /// How often each grade 0..=4 occurs.
+    pub grades: [f64; 5],
+    /// File layout.
+    pub layout: Layout,
+}
+
+impl Shape {
+    /// Every shape's name.
+    pub const NAMES: [&'static str; 5] = ["mslr-web30k", "mslr-web10k", "yahoo", "istella", "small"];
+
+    /// A shape by name.
+    pub fn named(name: &str) -> Result<Self, SynthError> {
+        const MSLR_GRADES: [f64; 5] = [0.514, 0.326, 0.134, 0.018, 0.008];
+        Ok(match name {
+            "mslr-web30k" => Self {
+                name: "mslr-web30k",
+                queries: 31_531,
+                mean_docs: 3_771_125.0 / 31_531.0,
+                docs_sigma: 0.6,
+                features: 136,
+                sparsity: 0.0,
+                grades: MSLR_GRADES,
+                layout: Layout::Folds,
+            },
+            "mslr-web10k" => Self {
+                name: "mslr-web10k",
+                queries: 10_000,
+                mean_docs: 120.0192,
+                docs_sigma: 0.6,
+                features: 136,
+                sparsity: 0.0,
+                grades: MSLR_GRADES,
+                layout: Layout::Folds,
+            },
+            "yahoo" => Self {
+                name: "yahoo",
+                queries: 29_921,
+                mean_docs: 709_877.0 / 29_921.0,
+                docs_sigma: 0.5,
+                features: 700,
+                sparsity: 0.6,
+                grades: [0.261, 0.358, 0.280, 0.078, 0.023],
+                layout: Layout::OneFold { train: 19_944.0 / 29_921.0, vali: 2_994.0 / 29_921.0 },
+            },
+            "istella" => Self {
+                name: "istella",
+                queries: 33_018,
+                mean_docs: 3_408_630.0 / 33_018.0,
+                docs_sigma: 0.5,
+                features: 220,
+                sparsity: 0.0,
+                grades: [0.886, 0.047, 0.036, 0.019, 0.012],
+                layout: Layout::OneFold { train: 19_245.0 / 33_018.0, vali: 7_211.0 / 33_018.0 },
+            },
+            "small" => Self {
+                name: "small",
+                queries: 400,
+                mean_docs: 20.0,
+                docs_sigma: 0.4,
+                features: 20,
+                sparsity: 0.0,
+                grades: MSLR_GRADES,
+                layout: Layout::Folds,
+            },
+            other => {
+                return Err(SynthError::Invalid(format!(
+                    "unknown shape `{other}` (known: {})",
+                    Self::NAMES.join(", ")
+                )));
+            }
+        })
+    }
+}
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SynthOptions {
+    /// The shape.
+    pub shape: Shape,
+    /// Queries (`None`: the shape's), to scale a shape down or up.
+    pub queries: Option<usize>,
+    /// Master seed.
+    pub seed: u64,
+    /// Folds to write, for [`Layout::Folds`] shapes (empty: all five). Writing only Fold1
+    /// writes each row once.
+    pub folds: Vec<u32>,
+}
+
+/// One written file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenFile {
+    /// Path relative to the output folder.
+    pub rel: String,
+    /// Documents.
+    pub rows: usize,
+    /// Queries.
+    pub queries: usize,
+}
+
+/// What [`generate`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SynthReport {
+    /// Files, in a fixed order.
+    pub files: Vec<WrittenFile>,
+    /// Features.
+    pub features: usize,
+    /// Documents generated (each once, however many files it is in).
+    pub documents: usize,
+    /// Queries generated.
+    pub queries: usize,
+}
+
+/// Latent factors per document.
+const LATENT: usize = 10;
+
+/// How one feature is made from the latent factors.
+#[derive(Debug, Clone)]
+struct Feature {
+    /// Factors mixed and their weights (empty: pure noise).
+    mix: Vec<(usize, f64)>,
+    /// Query-level: the same value for every document of a query.
+    query_level: bool,
+    /// Noise amplitude.
+    noise: f64,
+    /// The monotone transform.
+    transform: Transform,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Transform {
+    /// As is (4 decimals).
+    Identity,
+    /// A count: `round(exp(x))`.
+    Count,
+    /// A [0, 1] score: the logistic function.
+    Score,
+    /// One of 10 levels.
+    Levels,
+}
+
+/// The hidden relevance of a document from its factors and its query's offset (no noise).
+fn relevance(z: &[f64; LATENT], offset: f64) -> f64 {
+    let gate = if z[5] > 0.5 { 1.0 } else { 0.0 };
+    0.45 * z[0] + 0.35 * z[1] + 0.9 * z[2] * z[3] + 1.1 * gate * z[6] + 0.4 * (z[4] * z[4] - 1.0) + offset
+}
+
+/// The features of a shape (fixed by the seed).
+fn design(shape: &Shape, rng: &mut Rng) -> Vec<Feature> {
+    (0..shape.features)
+        .map(|j| {
+            let kind = rng.index(20);
+            let transform = match rng.index(4) {
+                0 => Transform::Identity,
+                1 => Transform::Count,
+                2 => Transform::Score,
+                _ => Transform::Levels,
+            };
+            // The first features expose every factor on its own, so each is measured.
+            let mix = if j < LATENT {
+                vec![(j, 1.0)]
+            } else if kind < 9 {
+                vec![(rng.index(LATENT), 1.0)]
+            } else if kind < 16 {
+                let n = 2 + rng.index(2);
+                (0..n).map(|_| (rng.index(LATENT), rng.uniform() * 2.0 - 1.0)).collect()
+            } else if kind < 18 {
+                vec![(0, 1.0)] // query-level, see below
+            } else {
+                Vec::new()
+            };
+            Feature {
+                query_level: (16..18).contains(&kind) && j >= LATENT,
+                noise: 0.2 + 0.6 * rng.uniform(),
+                mix,
+                transform,
+            }
+        })
+        .collect()
+}
+
+/// Global thresholds on the noisy relevance such that grade g occurs with frequency
+/// `shape.grades[g]`, from a sample of documents.
+fn thresholds(shape: &Shape, rng: &mut Rng) -> [f64; 4] {
+    let n = 200_000;
+    let mut r: Vec<f64> = (0..n)
+        .map(|_| {
+            let z: [f64; LATENT] = std::array::from_fn(|_| rng.normal());
+            relevance(&z, 0.5 * rng.normal()) + NOISE * rng.normal()
+        })
+        .collect();
+    r.sort_by(f64::total_cmp);
+    let mut cum = 0.0;
+    std::array::from_fn(|g| {
+        cum += shape.grades[g];
+        r[((cum * n as f64) as usize).min(n - 1)]
+    })
+}
+
+/// Label noise on the relevance.
+const NOISE: f64 = 0.35;
+
+/// Appends `v` in short decimal form (up to 4 decimals, trailing zeros dropped).
+fn push_value(out: &mut Vec<u8>, v: f64) {
+    let neg = v < 0.0;
+    let scaled = (v.abs() * 10_000.0).round() as u64;
+    if scaled == 0 {
+        out.push(b'0');
+        return;
+    }
+    if neg {
+        out.push(b'-');
+    }
+    push_int(out, scaled / 10_000);
+    let mut frac = scaled % 10_000;
+    if frac != 0 {
+        out.push(b'.');
+        let mut digits = 4;
+        while frac.is_multiple_of(10) {
+            frac /= 10;
+            digits -= 1;
+        }
+        let s = frac.to_string();
+        for _ in s.len()..digits {
+            out.push(b'0');
+        }
+        out.extend_from_slice(s.as_bytes());
+    }
+}
+
+fn push_int(out: &mut Vec<u8>, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// An output file being written: to a temporary name, renamed when complete.
+struct Out {
+    rel: String,
+    tmp: PathBuf,
+    path: PathBuf,
+    w: BufWriter<File>,
+    rows: usize,
+    queries: usize,
+}
+
+impl Out {
+    fn create(dir: &Path, rel: String) -> Result<Self, SynthError> {
+        let path = dir.join(&rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|source| SynthError::Io { path: parent.to_owned(), source })?;
+        }
+        let tmp = path.with_extension("txt.tmp");
+        let f = File::create(&tmp).map_err(|source| SynthError::Io { path: tmp.clone(), source })?;
+        Ok(Self { rel, tmp, path, w: BufWriter::with_capacity(4 << 20, f), rows: 0, queries: 0 })
+    }
+
+    fn finish(self) -> Result<WrittenFile, SynthError> {
+        let io = |source| SynthError::Io { path: self.tmp.clone(), source };
+        let f = self.w.into_inner().map_err(|e| io(e.into_error()))?;
+        f.sync_all().map_err(io)?;
+        std::fs::rename(&self.tmp, &self.path)
+            .map_err(|source| SynthError::Io { path: self.path.clone(), source })?;
+        Ok(WrittenFile { rel: self.rel, rows: self.rows, queries: self.queries })
+    }
+}
+
+/// Writes the dataset of `opts` into the folder `out` (created if needed).
+pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthError> {
+    let shape = &opts.shape;
+    let n_queries = opts.queries.unwrap_or(shape.queries);
+    if !(5..=MAX_QUERIES).contains(&n_queries) {
+        return Err(SynthError::Invalid(format!("queries must be 5..={MAX_QUERIES}, not {n_queries}")));
+    }
+    let mut root = Rng::new(opts.seed);
+    let mut design_rng = root.child("design");
+    let features = design(shape, &mut design_rng);
+    let cuts = thresholds(shape, &mut root.child("thresholds"));
+    let mut rng = root.child("data");
+
+    // Which subset each query is in, and the files each subset goes to.
+    let (n_parts, part_files): (usize, Vec<Vec<(usize, Split)>>) = match shape.layout {
+        Layout::Folds => {
+            let folds: Vec<u32> = if opts.folds.is_empty() { (1..=5).collect() } else { opts.folds.clone() };
+            if let Some(bad) = folds.iter().find(|k| !(1..=5).contains(*k)) {
+                return Err(SynthError::Invalid(format!("fold {bad}: the shape has folds 1..=5")));
+            }
+            let mut files = vec![Vec::new(); 5];
+            for (slot, &k) in folds.iter().enumerate() {
+                let r = rotation(k, 5).ok_or_else(|| SynthError::Invalid(format!("no fold {k}")))?;
+                for s in Split::ALL {
+                    for piece in r.of(s) {
+                        files[piece].push((slot, s));
+                    }
+                }
+            }
+            (5, files)
+        }
+        Layout::OneFold { .. } => {
+            if !opts.folds.is_empty() && opts.folds != [1] {
+                return Err(SynthError::Invalid(format!("the shape `{}` has one fold", shape.name)));
+            }
+            (3, Split::ALL.iter().map(|&s| vec![(0, s)]).collect())
+        }
+    };
+    let boundaries: Vec<usize> = match shape.layout {
+        Layout::Folds => (1..=5).map(|p| n_queries * p / 5).collect(),
+        Layout::OneFold { train, vali } => {
+            let a = ((n_queries as f64 * train).round() as usize).clamp(1, n_queries - 2);
+            let b = ((n_queries as f64 * (train + vali)).round() as usize).clamp(a + 1, n_queries - 1);
+            vec![a, b, n_queries]
+        }
+    };
+    let n_slots = part_files.iter().flatten().map(|(slot, _)| slot + 1).max().unwrap_or(0);
+    let mut outs: Vec<[Option<Out>; 3]> = (0..n_slots).map(|_| [None, None, None]).collect();
+    for (slot, s) in part_files.iter().flatten() {
+        let rel = match shape.layout {
+            Layout::Folds => {
+                let k = if opts.folds.is_empty() { *slot as u32 + 1 } else { opts.folds[*slot] };
+                format!("Fold{k}/{s}.txt")
+            }
+            Layout::OneFold { .. } => format!("{s}.txt"),
+        };
+        let i = Split::ALL.iter().position(|x| x == s).unwrap_or(0);
+        if outs[*slot][i].is_none() {
+            outs[*slot][i] = Some(Out::create(out, rel)?);
+        }
+    }
+
+    let mut line: Vec<u8> = Vec::with_capacity(16 * shape.features + 64);
+    let mut query_values = vec![0.0f64; features.len()];
+    let mut documents = 0usize;
+    let mut part = 0usize;
+    let ln_mean = shape.mean_docs.ln() - shape.docs_sigma * shape.docs_sigma / 2.0;
+    for q in 0..n_queries {
+        while q >= boundaries[part] {
+            part += 1;
+        }
+        debug_assert!(part < n_parts);
+        let n_docs =
+            ((ln_mean + shape.docs_sigma * rng.normal()).exp().round() as usize).clamp(1, MAX_DOCS_PER_QUERY);
+        let offset = 0.5 * rng.normal();
+        for (j, f) in features.iter().enumerate() {
+            if f.query_level {
+                query_values[j] = offset * 0.5 + rng.normal();
+            }
+        }
+        for (slot, s) in &part_files[part] {
+            let i = Split::ALL.iter().position(|x| x == s).unwrap_or(0);
+            if let Some(o) = outs[*slot][i].as_mut() {
+                o.queries += 1;
+            }
+        }
+        let qid = (q + 1) as u64;
+        for _ in 0..n_docs {
+            let z: [f64; LATENT] = std::array::from_fn(|_| rng.normal());
+            let r = relevance(&z, offset) + NOISE * rng.normal();
+            let grade = cuts.iter().filter(|&&c| r > c).count() as u64;
+            line.clear();
+            push_int(&mut line, grade);
+            line.extend_from_slice(b" qid:");
+            push_int(&mut line, qid);
+            for (j, f) in features.iter().enumerate() {
+                let last = j + 1 == features.len();
+                let raw = if f.query_level {
+                    query_values[j]
+                } else {
+                    let mixed: f64 = f.mix.iter().map(|&(k, w)| w * z[k]).sum();
+                    mixed + f.noise * (rng.uniform() * 2.0 - 1.0) * 1.7
+                };
+                if shape.sparsity > 0.0 && !last && rng.uniform() < shape.sparsity {
+                    continue;
+                }
+                let v = match f.transform {
+                    Transform::Identity => raw,
+                    Transform::Count => (raw.clamp(-20.0, 20.0) * 1.5 + 1.0).exp().round(),
+                    Transform::Score => 1.0 / (1.0 + (-raw).exp()),
+                    Transform::Levels => ((raw + 2.0) * 2.5).clamp(0.0, 9.0).floor(),
+                };
+                line.push(b' ');
+                push_int(&mut line, (j + 1) as u64);
+                line.push(b':');
+                push_value(&mut line, v);
+            }
+            line.push(b'\n');
+            documents += 1;
+            for (slot, s) in &part_files[part] {
+                let i = Split::ALL.iter().position(|x| x == s).unwrap_or(0);
+                if let Some(o) = outs[*slot][i].as_mut() {
+                    o.w.write_all(&line).map_err(|source| SynthError::Io { path: o.tmp.clone(), source })?;
+                    o.rows += 1;
+                }
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for slot in outs {
+        for o in slot.into_iter().flatten() {
+            files.push(o.finish()?);
+        }
+    }
+    log::info!("{}: {} queries, {documents} documents, {} files", shape.name, n_queries, files.len());
+    Ok(SynthReport { files, features: shape.features, documents, queries: n_queries })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn values_are_written_short_and_exact_to_four_decimals() {
+        let mut b = Vec::new();
+        for v in [0.0, 1.0, -2.5, 0.12345, 12.0001, -0.00004, 1234567.0] {
+            push_value(&mut b, v);
+            b.push(b' ');
+        }
+        assert_eq!(String::from_utf8(b).unwrap(), "0 1 -2.5 0.1235 12.0001 0 1234567 ");
+    }
+
+    #[test]
+    fn every_shape_is_known_and_unknown_ones_are_refused() {
+        for n in Shape::NAMES {
+            assert_eq!(Shape::named(n).unwrap().name, n);
+        }
+        assert!(Shape::named("mslr").unwrap_err().to_string().contains("mslr-web30k"));
+    }
+
+    #[test]
+    fn thresholds_give_about_the_shape_grade_frequencies() {
+        let shape = Shape::named("mslr-web10k").unwrap();
+        let cuts = thresholds(&shape, &mut Rng::new(3));
+        let mut rng = Rng::new(4);
+        let mut counts = [0usize; 5];
+        let n = 50_000;
+        for _ in 0..n {
+            let z: [f64; LATENT] = std::array::from_fn(|_| rng.normal());
+            let r = relevance(&z, 0.5 * rng.normal()) + NOISE * rng.normal();
+            counts[cuts.iter().filter(|&&c| r > c).count()] += 1;
+        }
+        for (g, &c) in counts.iter().enumerate() {
+            let f = c as f64 / n as f64;
+            assert!((f - shape.grades[g]).abs() < 0.01, "grade {g}: {f}");
+        }
+    }
+}
