@@ -341,6 +341,30 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_writes_to_one_path_never_share_a_temporary_file() {
+        // Two threads of one process writing the same file (the same cell listed twice, or
+        // two runs' `run.json`) must each write through a temporary file of their own: a
+        // shared one is truncated under the other writer or renamed away before its rename.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cell.json");
+        let values: Vec<Vec<u8>> = (0..8).map(|t| format!("{t}").repeat(50_000).into_bytes()).collect();
+        std::thread::scope(|s| {
+            for v in &values {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..40 {
+                        write_atomic(path, v).unwrap();
+                    }
+                });
+            }
+        });
+        let last = std::fs::read(&path).unwrap();
+        assert!(values.contains(&last), "the file is a mix of writes");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 1, "temporary files left behind: {left:?}");
+    }
+
+    #[test]
     fn a_crate_missing_from_the_table_is_an_error_not_a_silent_key() {
         let mut code = CodeHashes::builtin();
         code.crates.remove("ltr-metrics");
