@@ -12,11 +12,13 @@
 //! * [`Rng`] and [`derive_seed`]: all randomness flows from one `u64` through a pinned,
 //!   portable ChaCha8 stream; child seeds are derived by name.
 //!
-//! This crate does no I/O.
+//! * [`fs::write_atomic`]: the one atomic file write of the workspace (temporary file, fsync,
+//!   rename), the only I/O in this crate.
 
 mod convention;
 mod dataset;
 mod error;
+pub mod fs;
 mod info;
 mod params;
 mod seed;

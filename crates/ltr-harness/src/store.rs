@@ -10,8 +10,9 @@
 //! <results>/<name>/cells/<key>.model.json  the selected model
 //! <results>/<name>/cells/<key>.timing.json fit times (kept apart: records stay deterministic)
 //! ```
-//! Every file is written to a temporary name and renamed, so a killed run leaves either a
-//! whole cell or none.
+//! Every file is written to a temporary name and renamed ([`ltr_core::fs::write_atomic`]), so
+//! a killed run leaves either a whole cell or none; the temporary files of killed runs are
+//! removed when the store is next opened.
 
 use std::path::{Path, PathBuf};
 
@@ -152,6 +153,14 @@ impl ResultStore {
     pub fn open(base: &Path, name: &str) -> Result<Self> {
         let root = base.join(name);
         std::fs::create_dir_all(root.join("cells")).map_err(|e| HarnessError::store(&root, e))?;
+        // A run killed mid-write leaves a temporary file; nothing reads it, so it goes.
+        for dir in [root.clone(), root.join("cells")] {
+            match ltr_core::fs::remove_stale_temp_files(&dir) {
+                Ok(0) => {}
+                Ok(n) => log::info!("removed {n} temporary files of ended runs from {}", dir.display()),
+                Err(e) => log::warn!("{}: {e}", dir.display()),
+            }
+        }
         Ok(Self { root })
     }
 
@@ -246,23 +255,10 @@ fn to_json<T: Serialize>(value: &T, path: &Path) -> Result<Vec<u8>> {
     Ok(v)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+/// Writes `bytes` to `path` atomically ([`ltr_core::fs::write_atomic`]), naming the file in
+/// the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| HarnessError::store(dir, e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        HarnessError::store(path, e)
-    })
+    ltr_core::fs::write_atomic(path, bytes).map_err(|e| HarnessError::store(path, e))
 }
 
 #[cfg(test)]
