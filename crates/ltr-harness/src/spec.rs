@@ -326,6 +326,20 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
     }
 
     #[test]
+    fn spec_names_that_could_leave_the_results_folder_are_refused() {
+        // The name becomes `<results>/<name>/` and `<out>/<name>.md`.
+        for bad in ["../../../../tmp/x", "/tmp/x", "", ".", "..", ".hidden", "a/b", "a\\b", "x y", "é"] {
+            let e = err(&BASE.replace("name = \"t\"", &format!("name = {bad:?}")));
+            assert!(e.starts_with("x/spec.toml: name"), "{bad:?}: {e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        for good in ["letor3", "my_run-1.2", "A.b"] {
+            let s = ExperimentSpec::parse(&BASE.replace("name = \"t\"", &format!("name = {good:?}")), Path::new("t"));
+            assert_eq!(s.unwrap().name, good);
+        }
+    }
+
+    #[test]
     fn settings_parse_as_toml_literals() {
         let c = AlgoConfig::from_settings("regression", &["lambda=0.5".into(), "standardize=false".into()])
             .unwrap();
