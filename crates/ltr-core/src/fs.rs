@@ -116,8 +116,10 @@ mod tests {
         assert_eq!(names, ["out.txt"]);
         // A write that cannot happen (the target is a folder) leaves no temporary file.
         assert!(write_atomic(path.parent().unwrap(), b"x").is_err());
-        let names: Vec<String> =
-            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names, ["sub"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }

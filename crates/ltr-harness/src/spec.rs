@@ -134,6 +134,7 @@ impl ExperimentSpec {
             Some(m) => parse_metric(m).map_err(|e| bad(format!("validation_metric: {e}")))?,
             None => Metric::Map,
         };
+        check_name(&raw.name).map_err(|e| bad(format!("name {:?}: {e}", raw.name)))?;
         if raw.datasets.is_empty() {
             return Err(bad("`datasets` is empty".into()));
         }
@@ -220,6 +221,31 @@ impl ExperimentSpec {
         }
         self.algorithms.retain(|a| names.iter().any(|n| a.label == *n || a.id == *n));
         Ok(())
+    }
+}
+
+/// The longest spec name accepted (it names a folder and report files).
+pub const MAX_NAME_LEN: usize = 100;
+
+/// Checks a spec name: it becomes the folder `<results>/<name>` and the files
+/// `<out>/<name>.md|json|csv`, so it must be one plain path component: ASCII letters,
+/// digits, `.`, `_` and `-`, not starting with a dot, at most [`MAX_NAME_LEN`] bytes.
+///
+/// # Errors
+/// Why the name is refused, in a few words.
+pub fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() {
+        return Err("is empty".into());
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(format!("is longer than {MAX_NAME_LEN} bytes"));
+    }
+    if name.starts_with('.') {
+        return Err("starts with a dot".into());
+    }
+    match name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+        Some(c) => Err(format!("holds {c:?}; use letters, digits, `.`, `_` and `-` only")),
+        None => Ok(()),
     }
 }
 
@@ -334,7 +360,10 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
             assert_eq!(e.lines().count(), 1, "{e}");
         }
         for good in ["letor3", "my_run-1.2", "A.b"] {
-            let s = ExperimentSpec::parse(&BASE.replace("name = \"t\"", &format!("name = {good:?}")), Path::new("t"));
+            let s = ExperimentSpec::parse(
+                &BASE.replace("name = \"t\"", &format!("name = {good:?}")),
+                Path::new("t"),
+            );
             assert_eq!(s.unwrap().name, good);
         }
     }

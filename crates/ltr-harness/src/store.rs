@@ -149,8 +149,11 @@ pub struct ResultStore {
 }
 
 impl ResultStore {
-    /// Opens (creating) `<base>/<name>`.
+    /// Opens (creating) `<base>/<name>`; `name` must pass [`crate::spec::check_name`], so
+    /// the store is always a direct child of `base`.
     pub fn open(base: &Path, name: &str) -> Result<Self> {
+        crate::spec::check_name(name)
+            .map_err(|e| HarnessError::store(base, format!("store name {name:?}: {e}")))?;
         let root = base.join(name);
         std::fs::create_dir_all(root.join("cells")).map_err(|e| HarnessError::store(&root, e))?;
         // A run killed mid-write leaves a temporary file; nothing reads it, so it goes.
@@ -358,6 +361,15 @@ mod tests {
         assert!(values.contains(&last), "the file is a mix of writes");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left.len(), 1, "temporary files left behind: {left:?}");
+    }
+
+    #[test]
+    fn a_store_is_always_a_direct_child_of_its_base() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["../x", "", "/abs", ".x"] {
+            assert!(ResultStore::open(dir.path(), bad).is_err(), "{bad:?}");
+        }
+        assert!(ResultStore::open(dir.path(), "ok").unwrap().root().ends_with("ok"));
     }
 
     #[test]

@@ -182,6 +182,9 @@ pub(crate) fn convention_of(input: &ReportInput, dataset: &str) -> Option<Conven
 
 /// Writes `<dir>/<name>.md`, `.json` and `.csv`.
 pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, ReportError> {
+    // The name is a file name in `dir`, never a path out of it.
+    ltr_harness::spec::check_name(name)
+        .map_err(|e| ReportError::io(dir, format!("report name {name:?}: {e}")))?;
     std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
     let mut written = Vec::new();
     for (ext, text) in [("md", &report.markdown), ("json", &report.json), ("csv", &report.csv)] {
