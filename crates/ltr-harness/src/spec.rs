@@ -369,6 +369,17 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
     }
 
     #[test]
+    fn duplicate_folds_datasets_or_labels_are_spec_errors() {
+        // A duplicate names the same cell twice: two writers of one record.
+        let e = err(&BASE.replace("seed = 1", "seed = 1\nfolds = [1, 2, 1]"));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("fold 1") && e.contains("twice"), "{e}");
+        let e = err(&BASE.replace(r#"["OHSUMED"]"#, r#"["OHSUMED", "MQ2008", "ohsumed"]"#));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("ohsumed") && e.contains("twice"), "{e}");
+        let e = err(&format!("{BASE}\n[[algorithms]]\nid = \"regression\"\n"));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("used twice"), "{e}");
+    }
+
+    #[test]
     fn settings_parse_as_toml_literals() {
         let c = AlgoConfig::from_settings("regression", &["lambda=0.5".into(), "standardize=false".into()])
             .unwrap();
