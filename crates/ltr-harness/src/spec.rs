@@ -141,6 +141,17 @@ impl ExperimentSpec {
         if raw.folds.is_empty() || raw.folds.contains(&0) {
             return Err(bad("`folds` must list fold numbers starting at 1".into()));
         }
+        // A name listed twice would run the same cells twice, concurrently, into one record.
+        for (i, f) in raw.folds.iter().enumerate() {
+            if raw.folds[..i].contains(f) {
+                return Err(bad(format!("`folds`: fold {f} is listed twice")));
+            }
+        }
+        for (i, d) in raw.datasets.iter().enumerate() {
+            if let Some(first) = raw.datasets[..i].iter().find(|x| x.eq_ignore_ascii_case(d)) {
+                return Err(bad(format!("`datasets`: `{d}` is listed twice (as `{first}` before)")));
+            }
+        }
         let mut labels = std::collections::BTreeSet::new();
         let mut algorithms = Vec::new();
         for (i, a) in raw.algorithms.into_iter().enumerate() {
