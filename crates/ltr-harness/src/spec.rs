@@ -391,6 +391,25 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
     }
 
     #[test]
+    fn a_huge_grid_is_refused_before_it_is_expanded() {
+        // 12 keys x 10 values: 10^12 points, which expanding would try to allocate.
+        let keys = [
+            "trees", "leaves", "learning_rate", "min_data_in_leaf", "min_sum_hessian_in_leaf", "lambda_l2",
+            "max_bins", "row_subsample", "feature_subsample", "sigma", "ndcg_truncation",
+            "early_stopping_rounds",
+        ];
+        let grid: Vec<String> = keys.iter().map(|k| format!("{k} = [{}]", vec!["1"; 10].join(", "))).collect();
+        let text = format!(
+            "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nseed = 1\n\n\
+             [[algorithms]]\nid = \"lambdamart\"\ngrid = {{ {} }}\n",
+            grid.join(", ")
+        );
+        let e = err(&text);
+        assert!(e.starts_with("x/spec.toml:") && e.contains("lambdamart"), "{e}");
+        assert!(e.contains("1000000000000") && e.contains("--max-cells"), "{e}");
+    }
+
+    #[test]
     fn settings_parse_as_toml_literals() {
         let c = AlgoConfig::from_settings("regression", &["lambda=0.5".into(), "standardize=false".into()])
             .unwrap();
