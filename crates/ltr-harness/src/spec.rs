@@ -106,9 +106,32 @@ pub struct AlgorithmEntry {
     pub grid: Vec<AlgoConfig>,
 }
 
+/// The most model fits a spec may ask for unless raised ([`SpecLimits::max_cells`]).
+pub const DEFAULT_MAX_CELLS: u64 = 100_000;
+
+/// Bounds checked when a spec is loaded, before anything is allocated for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecLimits {
+    /// The most model fits (grid points, summed over the algorithm entries, times datasets
+    /// times folds) a spec may ask for. Grids are counted before they are expanded, so a
+    /// spec over the limit costs nothing.
+    pub max_cells: u64,
+}
+
+impl Default for SpecLimits {
+    fn default() -> Self {
+        Self { max_cells: DEFAULT_MAX_CELLS }
+    }
+}
+
 impl ExperimentSpec {
     /// A built-in spec by name.
     pub fn builtin(name: &str) -> Result<Self> {
+        Self::builtin_with(name, &SpecLimits::default())
+    }
+
+    /// A built-in spec by name, under `limits`.
+    pub fn builtin_with(name: &str, limits: &SpecLimits) -> Result<Self> {
         let (n, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| HarnessError::Spec {
             file: PathBuf::from(format!("experiments/{name}.toml")),
             reason: format!(
@@ -116,18 +139,28 @@ impl ExperimentSpec {
                 BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
             ),
         })?;
-        Self::parse(text, Path::new(&format!("experiments/{n}.toml")))
+        Self::parse_with(text, Path::new(&format!("experiments/{n}.toml")), limits)
     }
 
     /// Loads a spec file.
     pub fn load(path: &Path) -> Result<Self> {
+        Self::load_with(path, &SpecLimits::default())
+    }
+
+    /// Loads a spec file under `limits`.
+    pub fn load_with(path: &Path, limits: &SpecLimits) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| HarnessError::Spec { file: path.to_owned(), reason: e.to_string() })?;
-        Self::parse(&text, path)
+        Self::parse_with(&text, path, limits)
     }
 
     /// Parses and checks spec text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        Self::parse_with(text, path, &SpecLimits::default())
+    }
+
+    /// Parses and checks spec text under `limits`; `path` names it in errors.
+    pub fn parse_with(text: &str, path: &Path, limits: &SpecLimits) -> Result<Self> {
         let bad = |reason: String| HarnessError::Spec { file: path.to_owned(), reason };
         let raw: RawSpec = toml::from_str(text).map_err(|e| bad(e.to_string().trim().replace('\n', " ")))?;
         let default_metric = match &raw.validation_metric {
@@ -152,6 +185,7 @@ impl ExperimentSpec {
                 return Err(bad(format!("`datasets`: `{d}` is listed twice (as `{first}` before)")));
             }
         }
+        check_size(&raw, limits).map_err(bad)?;
         let mut labels = std::collections::BTreeSet::new();
         let mut algorithms = Vec::new();
         for (i, a) in raw.algorithms.into_iter().enumerate() {
@@ -262,6 +296,33 @@ pub fn check_name(name: &str) -> std::result::Result<(), String> {
 
 fn parse_metric(s: &str) -> std::result::Result<Metric, String> {
     s.parse::<Metric>().map_err(|e| e.to_string())
+}
+
+/// Counts the model fits a spec asks for, without expanding any grid, and refuses a spec over
+/// the limit, naming the largest grid.
+fn check_size(raw: &RawSpec, limits: &SpecLimits) -> std::result::Result<(), String> {
+    // u128 with saturation: 12 keys of 10 values is 10^12, far from overflowing; a spec with
+    // hundreds of keys saturates and is refused all the same.
+    let points = |a: &RawAlgorithm| -> u128 {
+        a.grid.values().fold(1u128, |n, v| n.saturating_mul(v.len().max(1) as u128))
+    };
+    let per_point = (raw.datasets.len() as u128).saturating_mul(raw.folds.len() as u128);
+    let total =
+        raw.algorithms.iter().fold(0u128, |n, a| n.saturating_add(points(a).saturating_mul(per_point)));
+    if total <= u128::from(limits.max_cells) {
+        return Ok(());
+    }
+    let largest = raw.algorithms.iter().enumerate().max_by_key(|(_, a)| points(a));
+    let Some((i, largest)) = largest else { return Ok(()) };
+    Err(format!(
+        "the spec asks for {total} model fits (grid points x {} datasets x {} folds), more than the \
+         limit of {} (`--max-cells` raises it); the largest grid is algorithms[{i}] ({}) with {} points",
+        raw.datasets.len(),
+        raw.folds.len(),
+        limits.max_cells,
+        largest.label.as_deref().unwrap_or(&largest.id),
+        points(largest)
+    ))
 }
 
 /// The cartesian product of the grid over the fixed params; each point typed and validated.
@@ -394,11 +455,21 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
     fn a_huge_grid_is_refused_before_it_is_expanded() {
         // 12 keys x 10 values: 10^12 points, which expanding would try to allocate.
         let keys = [
-            "trees", "leaves", "learning_rate", "min_data_in_leaf", "min_sum_hessian_in_leaf", "lambda_l2",
-            "max_bins", "row_subsample", "feature_subsample", "sigma", "ndcg_truncation",
+            "trees",
+            "leaves",
+            "learning_rate",
+            "min_data_in_leaf",
+            "min_sum_hessian_in_leaf",
+            "lambda_l2",
+            "max_bins",
+            "row_subsample",
+            "feature_subsample",
+            "sigma",
+            "ndcg_truncation",
             "early_stopping_rounds",
         ];
-        let grid: Vec<String> = keys.iter().map(|k| format!("{k} = [{}]", vec!["1"; 10].join(", "))).collect();
+        let grid: Vec<String> =
+            keys.iter().map(|k| format!("{k} = [{}]", vec!["1"; 10].join(", "))).collect();
         let text = format!(
             "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nseed = 1\n\n\
              [[algorithms]]\nid = \"lambdamart\"\ngrid = {{ {} }}\n",
@@ -407,6 +478,12 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         let e = err(&text);
         assert!(e.starts_with("x/spec.toml:") && e.contains("lambdamart"), "{e}");
         assert!(e.contains("1000000000000") && e.contains("--max-cells"), "{e}");
+        // Within a raised limit the count is what decides, not the allocation.
+        let spec = ExperimentSpec::parse_with(BASE, Path::new("t"), &SpecLimits { max_cells: 20 }).unwrap();
+        assert_eq!(spec.algorithms[0].grid.len(), 4);
+        // 4 points x 1 dataset x 5 folds = 20 fits: the limit counts every fold and dataset.
+        let e = ExperimentSpec::parse_with(BASE, Path::new("t"), &SpecLimits { max_cells: 19 }).unwrap_err();
+        assert!(e.to_string().contains("20"), "{e}");
     }
 
     #[test]

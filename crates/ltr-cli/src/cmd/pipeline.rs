@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use ltr_data::manifest::Manifest;
 use ltr_harness::runner::{DatasetStatus, RunOptions, RunRecord};
-use ltr_harness::spec::ExperimentSpec;
+use ltr_harness::spec::{ExperimentSpec, SpecLimits};
 use ltr_harness::store::ResultStore;
 use ltr_report::{Published, ReportInput};
 
@@ -24,16 +24,22 @@ pub struct Pipeline {
 impl Pipeline {
     /// Loads a spec by path, or by built-in name (preferring `experiments/<name>.toml` in the
     /// working directory, so edits there take effect), restricted to `datasets` and
-    /// `algorithms` when they are not empty, and its collection's manifest.
-    pub fn load(spec: &str, datasets: &[String], algorithms: &[String]) -> anyhow::Result<Self> {
+    /// `algorithms` when they are not empty, and its collection's manifest. `limits` bound
+    /// what the spec may ask for (checked before its grids are expanded).
+    pub fn load(
+        spec: &str,
+        datasets: &[String],
+        algorithms: &[String],
+        limits: &SpecLimits,
+    ) -> anyhow::Result<Self> {
         let path = Path::new(spec);
         let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
         let mut spec = if path.is_file() {
-            ExperimentSpec::load(path)?
+            ExperimentSpec::load_with(path, limits)?
         } else if local.is_file() {
-            ExperimentSpec::load(&local)?
+            ExperimentSpec::load_with(&local, limits)?
         } else {
-            ExperimentSpec::builtin(spec)?
+            ExperimentSpec::builtin_with(spec, limits)?
         };
         if !datasets.is_empty() {
             spec.restrict_datasets(datasets)?;

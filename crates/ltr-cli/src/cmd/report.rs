@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use ltr_harness::spec::SpecLimits;
+
 use crate::cmd::pipeline::Pipeline;
 
 /// Arguments of `ltr report`.
@@ -16,10 +18,15 @@ pub struct Args {
     /// Folder for the report files.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
+    /// The most model fits (grid points x datasets x folds) the spec may describe (as for
+    /// `ltr run`).
+    #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
+    max_cells: u64,
 }
 
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    Pipeline::load(&args.spec, &[], &[])?.report(&args.results, &args.out)?;
+    let limits = SpecLimits { max_cells: args.max_cells };
+    Pipeline::load(&args.spec, &[], &[], &limits)?.report(&args.results, &args.out)?;
     Ok(ExitCode::SUCCESS)
 }

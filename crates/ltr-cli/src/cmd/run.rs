@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use ltr_data::manifest::Manifest;
 use ltr_fetch::Source;
 use ltr_harness::runner::{DatasetStatus, RunRecord};
-use ltr_harness::spec::ExperimentSpec;
+use ltr_harness::spec::{ExperimentSpec, SpecLimits};
 
 use crate::cmd::pipeline::Pipeline;
 use crate::cmd::{DataArgs, fetch};
@@ -32,6 +32,10 @@ pub struct RunArgs {
     /// Hash every data file again before using it, even if its stamp says it is unchanged.
     #[arg(long)]
     pub verify_data: bool,
+    /// The most model fits (grid points x datasets x folds) the spec may ask for; a spec
+    /// over it is refused before anything runs.
+    #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
+    pub max_cells: u64,
     #[command(flatten)]
     pub data: DataArgs,
 }
@@ -40,7 +44,8 @@ impl RunArgs {
     /// Loads the spec (restricted by `--datasets`, `--algorithms`) and its manifest, resolves
     /// the datasets and runs every cell.
     pub fn execute(&self, spec: &str) -> anyhow::Result<(Pipeline, RunRecord)> {
-        let pipeline = Pipeline::load(spec, &self.datasets, &self.algorithms)?;
+        let limits = SpecLimits { max_cells: self.max_cells };
+        let pipeline = Pipeline::load(spec, &self.datasets, &self.algorithms, &limits)?;
         let datasets = resolve_datasets(&pipeline.spec, &pipeline.manifest, self)?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
         Ok((pipeline, record))
