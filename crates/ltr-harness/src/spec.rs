@@ -486,6 +486,71 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         assert!(e.to_string().contains("20"), "{e}");
     }
 
+    /// Values just outside a parameter's documented range (none for a flag).
+    fn outside(range: ltr_core::ParamRange) -> Vec<String> {
+        use ltr_core::ParamRange;
+        match range {
+            ParamRange::Int { min, max } => {
+                let mut v = Vec::new();
+                if max < i64::MAX as u64 {
+                    v.push((max + 1).to_string());
+                }
+                if min > 0 {
+                    v.push((min - 1).to_string());
+                }
+                v
+            }
+            ParamRange::Real { min, max, open_min, open_max } => {
+                let mut v = Vec::new();
+                if max.is_finite() && max < 1e300 {
+                    v.push(format!("{:?}", if open_max { max } else { max + max.abs().max(1.0) }));
+                }
+                if min.is_finite() && min > -1e300 {
+                    v.push(format!("{:?}", if open_min { min } else { min - min.abs().max(1.0) }));
+                }
+                v.push("nan".into());
+                v
+            }
+            ParamRange::Choice(_) => vec!["\"no-such-choice\"".into()],
+            ParamRange::Bool => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_parameter_outside_its_documented_range_is_refused_at_spec_load() {
+        let mut accepted = Vec::new();
+        for info in crate::ALGORITHMS {
+            for row in crate::registry::param_table(info.id).unwrap() {
+                for value in outside(row.range) {
+                    let text = format!(
+                        "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nseed = 1\n\n\
+                         [[algorithms]]\nid = \"{}\"\nparams = {{ {} = {value} }}\n",
+                        info.id, row.key
+                    );
+                    match ExperimentSpec::parse(&text, Path::new("x/spec.toml")) {
+                        Ok(_) => {
+                            accepted.push(format!("{} {} = {value} (range {})", info.id, row.key, row.range))
+                        }
+                        Err(e) => {
+                            let e = e.to_string();
+                            assert!(e.starts_with("x/spec.toml:") && e.contains(row.key), "{e}");
+                            assert_eq!(e.lines().count(), 1, "{e}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted.is_empty(), "accepted out of range:\n{}", accepted.join("\n"));
+        // The issue's examples: a float where a count is wanted, and a count far too large.
+        for v in ["1e9", "1000000000"] {
+            let e = err(&BASE.replace("id = \"regression\"", "id = \"lambdamart\"").replace(
+                "grid = { lambda = [0.1, 1.0], standardize = [true, false] }",
+                &format!("params = {{ trees = {v} }}"),
+            ));
+            assert!(e.contains("lambdamart") && e.contains("`trees`"), "{e}");
+        }
+    }
+
     #[test]
     fn settings_parse_as_toml_literals() {
         let c = AlgoConfig::from_settings("regression", &["lambda=0.5".into(), "standardize=false".into()])
