@@ -279,3 +279,97 @@ fn run_cell(
     };
     store.save(&record, &out.test_scores, &out.model, &timing)
 }
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    //! A tiny dataset written to disk, a spec over it, and a store: the runner and the store
+    //! exercised for real in milliseconds.
+    #![allow(clippy::unwrap_used)]
+    use std::fmt::Write as _;
+    use std::path::Path;
+
+    use ltr_metrics::Convention;
+
+    use super::*;
+
+    /// Two folds of dataset `D` (3 features, 6 queries of 5 documents per split) under
+    /// `root`, as a resolved dataset.
+    pub(crate) fn dataset(root: &Path) -> DatasetInput {
+        let mut state = 12345u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / f64::from(1u32 << 31)
+        };
+        let mut folds = Vec::new();
+        for fold in 1..=2u32 {
+            let mut file = |split: &str| {
+                let mut text = String::new();
+                for q in 0..6 {
+                    for _ in 0..5 {
+                        let (a, b, c) = (next(), next(), next());
+                        let label = u8::from(a + 0.3 * b > 0.8) + u8::from(a > 0.9);
+                        let _ = writeln!(text, "{label} qid:{fold}{q} 1:{a:.4} 2:{b:.4} 3:{c:.4}");
+                    }
+                }
+                let rel = format!("D/Fold{fold}/{split}.txt");
+                std::fs::create_dir_all(root.join(format!("D/Fold{fold}"))).unwrap();
+                std::fs::write(root.join(&rel), &text).unwrap();
+                DataFile { rel, sha256: crate::code::sha256_hex(text.as_bytes()) }
+            };
+            folds.push(FoldFiles { fold, train: file("train"), vali: file("vali"), test: file("test") });
+        }
+        DatasetInput {
+            name: "D".into(),
+            variant: "v".into(),
+            convention: Convention::Letor3,
+            features: 3,
+            missing_token: None,
+            root: root.to_owned(),
+            folds,
+        }
+    }
+
+    /// Two cheap algorithms over folds 1 and 2 of `D`.
+    pub(crate) const SPEC: &str = r#"
+name = "t"
+collection = "letor3"
+datasets = ["D"]
+folds = [1, 2]
+seed = 3
+
+[[algorithms]]
+id = "regression"
+grid = { lambda = [0.1, 1.0] }
+
+[[algorithms]]
+id = "prank"
+"#;
+
+    pub(crate) fn spec(text: &str) -> ExperimentSpec {
+        ExperimentSpec::parse(text, Path::new("t.toml")).unwrap()
+    }
+
+    pub(crate) fn options() -> RunOptions {
+        RunOptions::new("test".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::fixture::*;
+    use super::*;
+
+    #[test]
+    fn a_fold_the_dataset_lacks_is_a_spec_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dataset(dir.path());
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let spec = spec(&SPEC.replace("folds = [1, 2]", "folds = [1, 9]"));
+        let e = run(&spec, &[DatasetStatus::Available(d)], &store, &options(), &NoProgress).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("t.toml:") && e.contains("fold 9") && e.contains("D"), "{e}");
+        // Nothing ran.
+        assert_eq!(std::fs::read_dir(store.root().join("cells")).unwrap().count(), 0);
+    }
+}
