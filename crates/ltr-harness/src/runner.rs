@@ -114,6 +114,11 @@ pub fn run(
     progress: &dyn RunProgress,
 ) -> Result<RunRecord> {
     let started = Instant::now();
+    for status in datasets {
+        if let DatasetStatus::Available(d) = status {
+            spec.check_folds(&d.name, &d.folds.iter().map(|f| f.fold).collect::<Vec<_>>())?;
+        }
+    }
     let mut cells = Vec::new();
     for status in datasets {
         let DatasetStatus::Available(d) = status else { continue };

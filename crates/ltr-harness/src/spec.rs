@@ -234,6 +234,30 @@ impl ExperimentSpec {
             })
     }
 
+    /// Checks that `dataset` has every fold of the spec (`has`: the folds it has); a fold it
+    /// lacks is a spec error naming the file, the fold and the dataset's folds.
+    pub fn check_folds(&self, dataset: &str, has: &[u32]) -> Result<()> {
+        let lacking: Vec<String> =
+            self.folds.iter().filter(|f| !has.contains(f)).map(u32::to_string).collect();
+        if lacking.is_empty() {
+            return Ok(());
+        }
+        let mut has = has.to_vec();
+        has.sort_unstable();
+        Err(HarnessError::Spec {
+            file: PathBuf::from(&self.source),
+            reason: format!(
+                "`folds`: {dataset} has no fold {} (it has {})",
+                lacking.join(", "),
+                if has.is_empty() {
+                    "none".to_owned()
+                } else {
+                    has.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                }
+            ),
+        })
+    }
+
     /// Keeps only the named datasets (case-insensitive), in spec order.
     pub fn restrict_datasets(&mut self, names: &[String]) -> Result<()> {
         for n in names {

@@ -49,6 +49,14 @@ impl Pipeline {
         }
         let manifest = Manifest::builtin(&spec.collection)
             .with_context(|| format!("{}: collection `{}`", spec.source, spec.collection))?;
+        // Before anything is fetched: a fold a dataset lacks is the spec's error. (A dataset
+        // the manifest does not know is reported unavailable by the resolution.)
+        for name in &spec.datasets {
+            if let Ok(entry) = manifest.dataset(name) {
+                let has: Vec<u32> = (1..=entry.default_variant().folds).collect();
+                spec.check_folds(&entry.name, &has)?;
+            }
+        }
         Ok(Self { spec, manifest })
     }
 
