@@ -377,4 +377,38 @@ mod tests {
         // Nothing ran.
         assert_eq!(std::fs::read_dir(store.root().join("cells")).unwrap().count(), 0);
     }
+
+    #[test]
+    fn a_damaged_cell_is_detected_and_recomputed() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let spec = spec(SPEC);
+        let first = run(&spec, &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!((first.cells.len(), first.computed), (4, 4));
+        let read = |p: std::path::PathBuf| std::fs::read(p).unwrap();
+        let records: Vec<Vec<u8>> = first.cells.iter().map(|k| read(store.record_path(k))).collect();
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| first.cells[i].as_str());
+
+        // A truncated score file, a deleted model, an edited metric, a flipped score byte.
+        let scores = read(store.scores_path(a));
+        std::fs::write(store.scores_path(a), &scores[..scores.len() / 2]).unwrap();
+        std::fs::remove_file(store.model_path(b)).unwrap();
+        let mut record: serde_json::Value = serde_json::from_slice(&read(store.record_path(c))).unwrap();
+        record["test"]["map"] = serde_json::json!(0.999);
+        std::fs::write(store.record_path(c), serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+        let mut scores = read(store.scores_path(d));
+        let digit = scores.iter().position(|x| (b'1'..=b'8').contains(x)).unwrap();
+        scores[digit] += 1;
+        std::fs::write(store.scores_path(d), scores).unwrap();
+
+        let again = run(&spec, &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!(again.computed, 4, "damaged cells were reused");
+        // Recomputed, they are what they were.
+        for (k, r) in first.cells.iter().zip(&records) {
+            assert!(read(store.record_path(k)) == *r, "cell {k} differs after recomputing");
+        }
+        let third = run(&spec, &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!(third.computed, 0);
+    }
 }
