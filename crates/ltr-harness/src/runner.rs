@@ -15,7 +15,7 @@ use crate::code::CodeHashes;
 use crate::error::{HarnessError, Result};
 use crate::protocol::{self, Splits};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
-use crate::store::{CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
+use crate::store::{CellCheck, CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
 pub use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
 
 /// Run options.
@@ -132,8 +132,26 @@ pub fn run(
     if cells.is_empty() {
         return Err(HarnessError::NothingToRun { reason: nothing_to_run(spec, datasets) });
     }
-    let pending: Vec<&Cell<'_>> =
-        cells.iter().filter(|c| opts.force || store.load(&c.key).is_none()).collect();
+    let pending: Vec<&Cell<'_>> = cells
+        .iter()
+        .filter(|c| {
+            opts.force
+                || match store.check(&c.key) {
+                    CellCheck::Sound(_) => false,
+                    CellCheck::Missing => true,
+                    CellCheck::Damaged(why) => {
+                        log::warn!(
+                            "{} fold {} {}: the stored cell {} is damaged ({why}); recomputing it",
+                            c.dataset.name,
+                            c.fold.fold,
+                            c.entry.label,
+                            c.key
+                        );
+                        true
+                    }
+                }
+        })
+        .collect();
     progress.start(cells.len(), cells.len() - pending.len());
     log::info!(
         "{}: {} cells, {} already in {}",
@@ -276,13 +294,17 @@ fn run_cell(
         test: out.evaluation.summary,
         per_query: out.evaluation.per_query,
         binary: binary.to_owned(),
+        // Set by `save`.
+        scores_sha256: String::new(),
+        model_sha256: String::new(),
+        record_sha256: String::new(),
     };
     let timing = CellTiming {
         fit_seconds: out.fit_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),
     };
-    store.save(&record, &out.test_scores, &out.model, &timing)
+    store.save(record, &out.test_scores, &out.model, &timing).map(|_| ())
 }
 
 #[cfg(test)]
@@ -410,5 +432,63 @@ mod tests {
         }
         let third = run(&spec, &data, &store, &options(), &NoProgress).unwrap();
         assert_eq!(third.computed, 0);
+    }
+
+    #[test]
+    fn verifying_a_store_re_evaluates_saved_scores_against_the_recorded_metrics() {
+        use crate::store::{CellCheck, reevaluate, verify_cell, verify_store};
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let first = run(&spec(SPEC), &data, &store, &options(), &NoProgress).unwrap();
+        let v = verify_store(&store, true).unwrap();
+        assert_eq!((v.checked, v.sound, v.reevaluated, v.bad.len()), (4, 4, 4, 0), "{v:?}");
+
+        // A record whose metric was changed and resealed passes the hash check, but not the
+        // re-evaluation of its scores.
+        let key = &first.cells[1];
+        let CellCheck::Sound(mut forged) = verify_cell(&store, key) else { panic!() };
+        forged.test.map += 0.01;
+        forged.record_sha256 = String::new();
+        forged.record_sha256 = forged.seal().unwrap();
+        std::fs::write(store.record_path(key), serde_json::to_vec(&forged).unwrap()).unwrap();
+        assert!(matches!(verify_cell(&store, key), CellCheck::Sound(_)));
+        let d = match &data[0] {
+            DatasetStatus::Available(d) => d,
+            DatasetStatus::Unavailable { .. } => unreachable!(),
+        };
+        let e = reevaluate(&store, &forged, d).unwrap_err();
+        assert!(e.contains("test means"), "{e}");
+
+        // A record the run lists that is gone, and a damaged one, each named once.
+        std::fs::remove_file(store.record_path(&first.cells[0])).unwrap();
+        std::fs::write(store.scores_path(&first.cells[2]), "1\n").unwrap();
+        let v = verify_store(&store, true).unwrap();
+        assert_eq!((v.checked, v.sound, v.bad.len()), (4, 1, 3), "{v:?}");
+        let problems: Vec<(&str, &str)> =
+            v.bad.iter().map(|b| (b.key.as_str(), b.problem.as_str())).collect();
+        assert!(
+            problems.contains(&(first.cells[0].as_str(), "record missing (listed by run.json)")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.contains(&(first.cells[2].as_str(), "scores file changed (its sha256 does not match)"))
+        );
+        let forged_bad = v.bad.iter().find(|b| b.key == *key).unwrap();
+        assert!(
+            forged_bad.cell.starts_with("D fold ") && forged_bad.problem.contains("test means"),
+            "{forged_bad:?}"
+        );
+        // Without the data, only the hashes are checked.
+        let v = verify_store(&store, false).unwrap();
+        assert_eq!((v.sound, v.reevaluated, v.bad.len()), (2, 0, 2));
+    }
+
+    #[test]
+    fn a_grid_point_whose_validation_is_nan_reads_back() {
+        let p = GridPoint { config: crate::AlgoConfig::default_for("regression").unwrap(), vali: f64::NAN };
+        let text = serde_json::to_string(&p).unwrap();
+        assert!(text.contains("\"vali\":null"), "{text}");
+        assert!(serde_json::from_str::<GridPoint>(&text).unwrap().vali.is_nan());
     }
 }

@@ -227,6 +227,9 @@ mod tests {
             test: eval.summary,
             per_query: eval.per_query,
             binary: String::new(),
+            scores_sha256: String::new(),
+            model_sha256: String::new(),
+            record_sha256: String::new(),
         }
     }
 
