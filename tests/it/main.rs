@@ -10,3 +10,4 @@ mod common;
 mod data;
 mod eval_golden;
 mod harness;
+mod store;

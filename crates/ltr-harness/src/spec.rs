@@ -492,8 +492,7 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
             "ndcg_truncation",
             "early_stopping_rounds",
         ];
-        let grid: Vec<String> =
-            keys.iter().map(|k| format!("{k} = [{}]", ["1"; 10].join(", "))).collect();
+        let grid: Vec<String> = keys.iter().map(|k| format!("{k} = [{}]", ["1"; 10].join(", "))).collect();
         let text = format!(
             "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nseed = 1\n\n\
              [[algorithms]]\nid = \"lambdamart\"\ngrid = {{ {} }}\n",
