@@ -85,3 +85,93 @@ fn run_recomputes_a_damaged_cell_and_says_so() {
     );
     ok(&env.ltr(&["verify", env.path("results").to_str().unwrap()], None), "verify after the rerun");
 }
+
+#[test]
+fn a_report_over_missing_cells_fails_naming_each_unless_allow_partial() {
+    let Some(env) = Env::new() else { return };
+    let spec = env.spec("small", SPEC);
+    let spec = spec.to_str().unwrap();
+    ok(&env.ltr(&["run", spec], Some(2)), "run");
+    ok(&env.ltr(&["report", spec, "--out", "full"], None), "report");
+    let keys = cells(&env, "results");
+
+    // regression fold 2 gone: the report fails, naming it, and writes nothing.
+    std::fs::remove_file(cell_file(&env, "results", &keys[1], "json")).unwrap();
+    let out = env.ltr(&["report", spec, "--out", "partial"], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a report over a missing cell passed");
+    assert!(err.contains("OHSUMED fold 2 regression") && err.contains("--allow-partial"), "{err}");
+    assert!(!env.path("partial").join("small.json").exists());
+
+    // --allow-partial: a banner at the top, `1/2 folds` in every affected cell.
+    ok(&env.ltr(&["report", spec, "--out", "partial", "--allow-partial"], None), "partial report");
+    let md = std::fs::read_to_string(env.path("partial").join("small.md")).unwrap();
+    let head: String = md.lines().take(6).collect::<Vec<_>>().join("\n");
+    assert!(head.contains("Partial report") && head.contains("OHSUMED fold 2 regression"), "{head}");
+    let row = md.lines().find(|l| l.starts_with("| regression ")).unwrap();
+    assert_eq!(row.matches("(1/2 folds)").count(), 8, "{row}");
+    let row = md.lines().find(|l| l.starts_with("| rankboost ")).unwrap();
+    assert!(!row.contains("folds)"), "{row}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.path("partial").join("small.json")).unwrap()).unwrap();
+    let mean =
+        |algo: &str| json["means"].as_array().unwrap().iter().find(|m| m["algorithm"] == algo).cloned();
+    assert_eq!(mean("regression").unwrap()["folds"], 1);
+    assert_eq!(mean("rankboost").unwrap()["folds"], 2);
+    let missing = json["missing"].as_array().unwrap();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert_eq!(
+        (&missing[0]["dataset"], &missing[0]["fold"], &missing[0]["algorithm"]),
+        (&"OHSUMED".into(), &2.into(), &"regression".into())
+    );
+    let csv = std::fs::read_to_string(env.path("partial").join("small.csv")).unwrap();
+    let folds_col = csv.lines().next().unwrap().split(',').position(|c| c == "folds").unwrap();
+    let regression = csv.lines().find(|l| l.starts_with("OHSUMED,regression,")).unwrap();
+    assert_eq!(regression.split(',').nth(folds_col), Some("1"), "{csv}");
+
+    // Every record gone: every cell is named, the dataset is not called unavailable.
+    for k in &keys {
+        let _ = std::fs::remove_file(cell_file(&env, "results", k, "json"));
+    }
+    let out = env.ltr(&["report", spec, "--out", "none"], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    for cell in ["fold 1 regression", "fold 2 regression", "fold 1 rankboost", "fold 2 rankboost"] {
+        assert!(err.contains(&format!("OHSUMED {cell}")), "{cell}: {err}");
+    }
+    assert!(!err.contains("unavailable"), "{err}");
+
+    // After `ltr run` the report is the full one again, byte for byte.
+    ok(&env.ltr(&["run", spec], Some(2)), "run again");
+    ok(&env.ltr(&["report", spec, "--out", "again"], None), "report again");
+    for ext in ["json", "csv"] {
+        let a = std::fs::read(env.path("full").join(format!("small.{ext}"))).unwrap();
+        let b = std::fs::read(env.path("again").join(format!("small.{ext}"))).unwrap();
+        assert!(a == b, "small.{ext} differs after recomputing");
+    }
+}
+
+#[test]
+fn datasets_unavailable_or_left_out_are_not_missing_cells() {
+    let Some(env) = Env::new() else { return };
+    let body = SPEC.replace(r#"datasets = ["OHSUMED"]"#, r#"datasets = ["OHSUMED", "TD2003"]"#);
+    let spec = env.spec("small", &body);
+    let spec = spec.to_str().unwrap();
+    // TD2003 is not in the data cache and fetching is off: recorded unavailable.
+    ok(&env.ltr(&["run", spec, "--no-fetch"], Some(2)), "run");
+    ok(&env.ltr(&["report", spec, "--out", "a"], None), "report with an unavailable dataset");
+    let md = std::fs::read_to_string(env.path("a").join("small.md")).unwrap();
+    assert!(md.contains("Dataset TD2003") && md.contains("**unavailable**"), "{md}");
+    // Left out with --datasets: named as not run, not as missing cells.
+    ok(&env.ltr(&["run", spec, "--datasets", "OHSUMED"], Some(2)), "restricted run");
+    ok(&env.ltr(&["report", spec, "--out", "b"], None), "report after a restricted run");
+    let md = std::fs::read_to_string(env.path("b").join("small.md")).unwrap();
+    let line = md.lines().find(|l| l.contains("Dataset TD2003")).unwrap_or_else(|| panic!("{md}"));
+    assert!(line.contains("not run"), "{line}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.path("b").join("small.json")).unwrap()).unwrap();
+    assert!(json.get("missing").is_none(), "{json}");
+    assert!(
+        json["datasets"].as_array().unwrap().iter().any(|d| d["name"] == "TD2003" && d["status"] == "notrun")
+    );
+}
