@@ -58,7 +58,11 @@ fn ltr_verify_checks_a_whole_store_and_names_each_bad_cell() {
     assert!(!out.status.success(), "a damaged store passed: {stdout}");
     let bad: Vec<&str> = stdout.lines().filter(|l| l.starts_with("BAD ")).collect();
     assert_eq!(bad.len(), 2, "{stdout}");
-    assert!(bad.iter().any(|l| l.contains(&keys[2]) && l.contains("missing")), "{stdout}");
+    assert!(
+        bad.iter()
+            .any(|l| l.contains(&keys[2]) && l.contains("OHSUMED fold 1 rankboost") && l.contains("missing")),
+        "{stdout}"
+    );
     assert!(
         bad.iter().any(|l| l.contains("OHSUMED fold 2 regression") && l.contains("scores file changed")),
         "{stdout}"

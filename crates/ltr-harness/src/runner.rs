@@ -77,6 +77,10 @@ pub struct RunRecord {
     pub datasets: Vec<DatasetStatus>,
     /// Keys of the cells of this run, ordered by dataset, algorithm, fold (spec order).
     pub cells: Vec<String>,
+    /// What each of `cells` is, in the same order (`OHSUMED fold 1 regression`), so that a
+    /// cell whose record is gone can still be named.
+    #[serde(default)]
+    pub cell_names: Vec<String>,
     /// Cells that failed.
     pub failed: Vec<FailedCell>,
     /// Cells computed by this invocation (the rest were found in the store).
@@ -217,6 +221,10 @@ pub fn run(
         seed: spec.seed,
         datasets: datasets.to_vec(),
         cells: cells.iter().map(|c| c.key.clone()).collect(),
+        cell_names: cells
+            .iter()
+            .map(|c| format!("{} fold {} {}", c.dataset.name, c.fold.fold, c.entry.label))
+            .collect(),
         failed,
         computed: pending.len(),
         wall_seconds: started.elapsed().as_secs_f64(),
@@ -471,6 +479,7 @@ mod tests {
             problems.contains(&(first.cells[0].as_str(), "record missing (listed by run.json)")),
             "{problems:?}"
         );
+        assert_eq!(v.bad.iter().find(|b| b.key == first.cells[0]).unwrap().cell, "D fold 1 regression");
         assert!(
             problems.contains(&(first.cells[2].as_str(), "scores file changed (its sha256 does not match)"))
         );

@@ -328,7 +328,12 @@ pub fn verify_store(store: &ResultStore, reevaluate_data: bool) -> Result<StoreV
             CellCheck::Sound(r) => r,
             CellCheck::Missing => {
                 let problem = "record missing (listed by run.json)".to_owned();
-                out.bad.push(BadCell { key, cell: String::new(), problem });
+                let cell = run
+                    .as_ref()
+                    .and_then(|r| r.cells.iter().position(|k| *k == key).and_then(|i| r.cell_names.get(i)))
+                    .cloned()
+                    .unwrap_or_default();
+                out.bad.push(BadCell { key, cell, problem });
                 continue;
             }
             CellCheck::Damaged(problem) => {

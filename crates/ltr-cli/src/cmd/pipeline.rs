@@ -96,16 +96,23 @@ impl Pipeline {
     }
 
     /// Builds the report of the spec from the store under `results` and writes
-    /// `<out>/<name>.{md,json,csv}`; prints and returns the paths.
-    pub fn report(&self, results: &Path, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    /// `<out>/<name>.{md,json,csv}`; prints and returns the paths. Missing or damaged cells
+    /// fail it, naming each, unless `allow_partial` (then the report says so).
+    pub fn report(&self, results: &Path, out: &Path, allow_partial: bool) -> anyhow::Result<Vec<PathBuf>> {
         let store = ResultStore::open(results, &self.spec.name)?;
-        let input = ReportInput::from_store(
+        let mut input = ReportInput::from_store(
             self.spec.clone(),
             &store,
             Published::builtin()?,
             self.manifest.title.clone(),
             crate::cmd::code_version(),
         )?;
+        input.allow_partial = allow_partial;
+        if allow_partial {
+            for m in &input.missing {
+                log::warn!("partial report: missing {m}");
+            }
+        }
         let report = ltr_report::build(&input)?;
         let written = ltr_report::write(&report, out, &self.spec.name)?;
         for p in &written {

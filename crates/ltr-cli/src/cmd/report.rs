@@ -22,11 +22,16 @@ pub struct Args {
     /// `ltr run`).
     #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
     max_cells: u64,
+    /// Write the report even if cells it needs are missing or damaged in the store: a banner
+    /// at the top names them and every affected mean is marked `(n/N folds)`. Without it,
+    /// such a report fails, naming each missing cell.
+    #[arg(long)]
+    allow_partial: bool,
 }
 
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = SpecLimits { max_cells: args.max_cells };
-    Pipeline::load(&args.spec, &[], &[], &limits)?.report(&args.results, &args.out)?;
+    Pipeline::load(&args.spec, &[], &[], &limits)?.report(&args.results, &args.out, args.allow_partial)?;
     Ok(ExitCode::SUCCESS)
 }
