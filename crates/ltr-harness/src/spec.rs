@@ -19,8 +19,10 @@
 //! ```
 //!
 //! Parameters are checked against each algorithm's typed parameter struct when the spec is
-//! loaded: an unknown key or a value of the wrong type is an error naming the file, the
-//! algorithm and the key.
+//! loaded: an unknown key or a value of the wrong type or outside its documented range is an
+//! error naming the file, the algorithm and the key. So is a `name` that is not one plain
+//! folder name ([`check_name`]), a fold or dataset listed twice, and a spec whose grids ask
+//! for more model fits than [`SpecLimits::max_cells`] (counted before any grid is expanded).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
