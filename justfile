@@ -60,3 +60,10 @@ bench-reader:
 # on `threads` threads; compare with crates/ltr-lambdamart/scripts/compare_lightgbm.py.
 bench-lambdamart threads="2":
     RAYON_NUM_THREADS={{threads}} cargo bench -p ltr-lambdamart --bench lambdamart -- fit_100_trees
+
+# Fault injection (opt-in, not in CI; a few minutes): kill -9 during `ltr run`, damaged store
+# files, a stalling mirror; every outcome must be the clean run's report or an error naming
+# the fault. Arguments go to the script (--seed N, --kills N, --damages N, --no-stall).
+fault-inject *args:
+    cargo build --release --locked --bin ltr
+    LTR_BIN=target/release/ltr bash scripts/fault-inject.sh {{args}}

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use crate::common::mirror;
 
 /// A private data cache, result store and report folder, with OHSUMED installed.
-struct Env {
+pub(crate) struct Env {
     dir: tempfile::TempDir,
     mirror: PathBuf,
 }
 
 impl Env {
-    fn new() -> Option<Self> {
+    pub(crate) fn new() -> Option<Self> {
         let mirror = mirror()?;
         let env = Self { dir: tempfile::tempdir().unwrap(), mirror };
         let out = env.ltr(&["fetch", "letor3", "--datasets", "OHSUMED"], None);
@@ -25,16 +25,16 @@ impl Env {
     }
 
     /// Private folders and no data: for commands that must not need any.
-    fn bare() -> Self {
+    pub(crate) fn bare() -> Self {
         // An empty LTR_MIRROR means no mirror.
         Self { dir: tempfile::tempdir().unwrap(), mirror: PathBuf::new() }
     }
 
-    fn path(&self, p: &str) -> PathBuf {
+    pub(crate) fn path(&self, p: &str) -> PathBuf {
         self.dir.path().join(p)
     }
 
-    fn command(&self, args: &[&str], threads: Option<usize>) -> Command {
+    pub(crate) fn command(&self, args: &[&str], threads: Option<usize>) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_ltr"));
         c.args(args)
             .current_dir(self.dir.path())
@@ -49,12 +49,12 @@ impl Env {
         c
     }
 
-    fn ltr(&self, args: &[&str], threads: Option<usize>) -> Output {
+    pub(crate) fn ltr(&self, args: &[&str], threads: Option<usize>) -> Output {
         self.command(args, threads).output().unwrap()
     }
 
     /// Writes a spec file and returns its path.
-    fn spec(&self, name: &str, body: &str) -> PathBuf {
+    pub(crate) fn spec(&self, name: &str, body: &str) -> PathBuf {
         let p = self.path(&format!("{name}.toml"));
         std::fs::write(&p, body).unwrap();
         p
@@ -86,7 +86,7 @@ params = { trees = 30 }
 grid = { leaves = [7, 15] }
 "#;
 
-fn ok(out: &Output, what: &str) -> String {
+pub(crate) fn ok(out: &Output, what: &str) -> String {
     assert!(
         out.status.success(),
         "{what} failed:\nstdout: {}\nstderr: {}",

@@ -11,5 +11,6 @@ mod common;
 mod data;
 mod eval_golden;
 mod harness;
+mod store;
 mod synth;
 mod user_datasets;

@@ -1,137 +1,155 @@
-//! Whole-file writes that never leave a partial file behind.
+//! The one atomic file write of the workspace: every output that must never be seen half
+//! written (result store records, reports, models, score files) goes through [`write_atomic`].
 
-use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Writes `bytes` to `path` atomically: into a new temporary file in the same folder, flushed
-/// to disk (`fsync`), then renamed over `path`. Readers see the old content or the new one,
-/// never a mix, and a crash or a full disk leaves the old file as it was. On error the
-/// temporary file is removed and `path` is untouched.
+/// Writes `bytes` to `path` so that readers see the old file or the whole new one, never a
+/// part: a temporary file in the same folder, `fsync`, then a rename over `path`, then an
+/// `fsync` of the folder (where the platform allows it) so the rename itself survives a
+/// crash. The folder is created if needed. On error the temporary file is removed and
+/// `path` is untouched.
 ///
-/// The temporary name (`.<name>.<pid>-<n>.tmp`) is unique per call within the machine's
-/// processes, so concurrent writers, of one path or of several, never share one. An existing
-/// file's permissions carry over to the new one. The folder must exist.
+/// The temporary name is unique per write (process id, thread, and a process-wide counter),
+/// so several threads or processes writing the same file never share one.
+///
+/// # Errors
+/// The I/O error of the step that failed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file"))?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{}.{}-{n}.tmp", name.to_string_lossy(), std::process::id()));
-    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    std::fs::create_dir_all(dir)?;
+    let tmp = temp_path(dir, path);
     let written = (|| {
-        if let Ok(meta) = std::fs::metadata(path) {
-            file.set_permissions(meta.permissions())?;
-        }
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
-    sync_dir(dir);
+    // Best effort: not every platform or file system can open and sync a folder.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
     Ok(())
 }
 
-/// Makes the rename durable. A failure is not reported: the new content is already in place,
-/// and at worst a crash brings back the old file whole.
-fn sync_dir(dir: &Path) {
-    // Folders cannot be opened as files on every platform; where they can, this flushes them.
-    if cfg!(unix)
-        && let Ok(d) = File::open(dir)
-    {
-        let _ = d.sync_all();
+/// Whether `name` is a temporary file of [`write_atomic`] (`.<file>.<pid>.<thread>.<n>.tmp`),
+/// e.g. to clean up after a killed process.
+pub fn is_temp_name(name: &str) -> bool {
+    temp_owner(name).is_some()
+}
+
+/// The process id in a temporary name of [`write_atomic`].
+fn temp_owner(name: &str) -> Option<u32> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = inner.rsplitn(4, '.');
+    let (_n, _thread, pid) = (parts.next()?, parts.next()?, parts.next()?);
+    parts.next()?;
+    pid.parse().ok()
+}
+
+/// Removes the temporary files of [`write_atomic`] that processes which have ended left in
+/// `dir` (a process killed between creating and renaming one), and returns how many. Files
+/// of running processes are kept; where `/proc` is missing nothing is known, and nothing is
+/// removed.
+///
+/// # Errors
+/// The folder cannot be listed (a missing folder is not an error).
+pub fn remove_stale_temp_files(dir: &Path) -> std::io::Result<usize> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return Ok(0);
     }
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = temp_owner(&name)
+            && pid != std::process::id()
+            && !proc.join(pid.to_string()).exists()
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// `.<file name>.<pid>.<thread>.<counter>.tmp` in `dir`.
+fn temp_path(dir: &Path, path: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // `ThreadId` has no stable numeric form; its Debug text is `ThreadId(N)`.
+    let thread: String =
+        format!("{:?}", std::thread::current().id()).chars().filter(char::is_ascii_digit).collect();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".{name}.{}.{thread}.{n}.tmp", std::process::id()))
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
+    #[test]
+    fn replaces_the_file_whole_and_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("ltr-core-fs-{}", std::process::id()));
+        let path = dir.join("sub").join("out.txt");
+        write_atomic(&path, b"old").unwrap();
+        write_atomic(&path, b"new contents").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        v.sort();
-        v
-    }
-
-    fn scratch_dir(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("ltr-core-fs-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
-    #[test]
-    fn writes_and_replaces_a_file_leaving_nothing_else() {
-        let d = scratch_dir("replace");
-        let p = d.join("out.json");
-        write_atomic(&p, b"first").unwrap();
-        write_atomic(&p, b"second, longer").unwrap();
-        assert_eq!(std::fs::read(&p).unwrap(), b"second, longer");
-        assert_eq!(names(&d), ["out.json"]);
-        std::fs::remove_dir_all(&d).unwrap();
+        assert_eq!(names, ["out.txt"]);
+        // A write that cannot happen (the target is a folder) leaves no temporary file.
+        assert!(write_atomic(path.parent().unwrap(), b"x").is_err());
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["sub"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
-    fn a_failed_write_leaves_the_target_untouched_and_no_temporary_file() {
-        let d = scratch_dir("fail");
-        // A folder in the way: the rename fails after the temporary file was written.
-        let p = d.join("taken");
-        std::fs::create_dir(&p).unwrap();
-        std::fs::write(p.join("inside"), b"old").unwrap();
-        assert!(write_atomic(&p, b"new").is_err());
-        assert_eq!(std::fs::read(p.join("inside")).unwrap(), b"old");
-        assert_eq!(names(&d), ["taken"]);
-        // A folder that does not exist.
-        assert!(write_atomic(&d.join("no/such/file"), b"x").is_err());
-        assert!(write_atomic(Path::new("/"), b"x").is_err());
-        std::fs::remove_dir_all(&d).unwrap();
+    fn temporary_names_differ_per_write_and_are_recognised() {
+        let a = temp_path(Path::new("d"), Path::new("d/x.json"));
+        let b = temp_path(Path::new("d"), Path::new("d/x.json"));
+        assert_ne!(a, b);
+        let name = a.file_name().unwrap().to_str().unwrap();
+        assert!(is_temp_name(name) && name.starts_with(".x.json."), "{name}");
+        assert_eq!(temp_owner(name), Some(std::process::id()));
+        assert!(!is_temp_name("x.json") && !is_temp_name(".x.tmp"));
     }
 
     #[test]
-    fn concurrent_writers_of_one_path_never_mix_or_collide() {
-        let d = scratch_dir("race");
-        let p = d.join("shared.txt");
-        std::thread::scope(|s| {
-            for t in 0..8u8 {
-                let p = &p;
-                s.spawn(move || {
-                    for _ in 0..50 {
-                        write_atomic(p, &vec![b'a' + t; 10_000]).unwrap();
-                    }
-                });
-            }
-        });
-        let bytes = std::fs::read(&p).unwrap();
-        assert_eq!(bytes.len(), 10_000);
-        assert!(bytes.iter().all(|&b| b == bytes[0]));
-        assert_eq!(names(&d), ["shared.txt"]);
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn the_old_file_permissions_carry_over() {
-        use std::os::unix::fs::PermissionsExt;
-        let d = scratch_dir("perm");
-        let p = d.join("private");
-        std::fs::write(&p, b"old").unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
-        write_atomic(&p, b"new").unwrap();
-        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
-        std::fs::remove_dir_all(&d).unwrap();
+    fn stale_temporary_files_of_ended_processes_are_removed() {
+        let dir = std::env::temp_dir().join(format!("ltr-core-stale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // pid 4294967295 cannot be running; our own pid is.
+        let dead = dir.join(".cell.json.4294967295.3.0.tmp");
+        let ours = temp_path(&dir, &dir.join("cell.json"));
+        for p in [&dead, &ours, &dir.join("cell.json")] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        let expect = usize::from(Path::new("/proc/self").exists());
+        assert_eq!(remove_stale_temp_files(&dir).unwrap(), expect);
+        assert!(ours.exists() && dir.join("cell.json").exists());
+        assert_eq!(dead.exists(), expect == 0);
+        assert_eq!(remove_stale_temp_files(&dir.join("nope")).unwrap(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -11,13 +11,14 @@
 //! * [`AlgorithmInfo`]: static metadata for the comparison tables.
 //! * [`Rng`] and [`derive_seed`]: all randomness flows from one `u64` through a pinned,
 //!   portable ChaCha8 stream; child seeds are derived by name.
-//! * [`write_atomic`]: the one way the workspace replaces a file (temporary file, fsync,
-//!   rename), and this crate's only I/O.
+//!
+//! * [`fs::write_atomic`]: the one atomic file write of the workspace (temporary file, fsync,
+//!   rename), the only I/O in this crate.
 
 mod convention;
 mod dataset;
 mod error;
-mod fs;
+pub mod fs;
 mod info;
 mod params;
 mod seed;

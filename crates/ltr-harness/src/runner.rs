@@ -15,7 +15,7 @@ use crate::code::CodeHashes;
 use crate::error::{HarnessError, Result};
 use crate::protocol::{self, Splits};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
-use crate::store::{CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
+use crate::store::{CellCheck, CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
 pub use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
 
 /// Run options.
@@ -77,6 +77,10 @@ pub struct RunRecord {
     pub datasets: Vec<DatasetStatus>,
     /// Keys of the cells of this run, ordered by dataset, algorithm, fold (spec order).
     pub cells: Vec<String>,
+    /// What each of `cells` is, in the same order (`OHSUMED fold 1 regression`), so that a
+    /// cell whose record is gone can still be named.
+    #[serde(default)]
+    pub cell_names: Vec<String>,
     /// Cells that failed.
     pub failed: Vec<FailedCell>,
     /// Cells computed by this invocation (the rest were found in the store).
@@ -114,6 +118,11 @@ pub fn run(
     progress: &dyn RunProgress,
 ) -> Result<RunRecord> {
     let started = Instant::now();
+    for status in datasets {
+        if let DatasetStatus::Available(d) = status {
+            spec.check_folds(&d.name, &d.folds.iter().map(|f| f.fold).collect::<Vec<_>>())?;
+        }
+    }
     let mut cells = Vec::new();
     for status in datasets {
         let DatasetStatus::Available(d) = status else { continue };
@@ -127,8 +136,26 @@ pub fn run(
     if cells.is_empty() {
         return Err(HarnessError::NothingToRun { reason: nothing_to_run(spec, datasets) });
     }
-    let pending: Vec<&Cell<'_>> =
-        cells.iter().filter(|c| opts.force || store.load(&c.key).is_none()).collect();
+    let pending: Vec<&Cell<'_>> = cells
+        .iter()
+        .filter(|c| {
+            opts.force
+                || match store.check(&c.key) {
+                    CellCheck::Sound(_) => false,
+                    CellCheck::Missing => true,
+                    CellCheck::Damaged(why) => {
+                        log::warn!(
+                            "{} fold {} {}: the stored cell {} is damaged ({why}); recomputing it",
+                            c.dataset.name,
+                            c.fold.fold,
+                            c.entry.label,
+                            c.key
+                        );
+                        true
+                    }
+                }
+        })
+        .collect();
     progress.start(cells.len(), cells.len() - pending.len());
     log::info!(
         "{}: {} cells, {} already in {}",
@@ -194,6 +221,10 @@ pub fn run(
         seed: spec.seed,
         datasets: datasets.to_vec(),
         cells: cells.iter().map(|c| c.key.clone()).collect(),
+        cell_names: cells
+            .iter()
+            .map(|c| format!("{} fold {} {}", c.dataset.name, c.fold.fold, c.entry.label))
+            .collect(),
         failed,
         computed: pending.len(),
         wall_seconds: started.elapsed().as_secs_f64(),
@@ -272,11 +303,203 @@ fn run_cell(
         per_query: out.evaluation.per_query,
         model_stats: out.model_stats,
         binary: binary.to_owned(),
+        // Set by `save`.
+        scores_sha256: String::new(),
+        model_sha256: String::new(),
+        record_sha256: String::new(),
     };
     let timing = CellTiming {
         fit_seconds: out.fit_seconds,
         total_seconds: started.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),
     };
-    store.save(&record, &out.test_scores, &out.model, &timing)
+    store.save(record, &out.test_scores, &out.model, &timing).map(|_| ())
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    //! A tiny dataset written to disk, a spec over it, and a store: the runner and the store
+    //! exercised for real in milliseconds.
+    #![allow(clippy::unwrap_used)]
+    use std::fmt::Write as _;
+    use std::path::Path;
+
+    use ltr_metrics::Convention;
+
+    use super::*;
+
+    /// Two folds of dataset `D` (3 features, 6 queries of 5 documents per split) under
+    /// `root`, as a resolved dataset.
+    pub(crate) fn dataset(root: &Path) -> DatasetInput {
+        let mut state = 12345u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / f64::from(1u32 << 31)
+        };
+        let mut folds = Vec::new();
+        for fold in 1..=2u32 {
+            let mut file = |split: &str| {
+                let mut text = String::new();
+                for q in 0..6 {
+                    for _ in 0..5 {
+                        let (a, b, c) = (next(), next(), next());
+                        let label = u8::from(a + 0.3 * b > 0.8) + u8::from(a > 0.9);
+                        let _ = writeln!(text, "{label} qid:{fold}{q} 1:{a:.4} 2:{b:.4} 3:{c:.4}");
+                    }
+                }
+                let rel = format!("D/Fold{fold}/{split}.txt");
+                std::fs::create_dir_all(root.join(format!("D/Fold{fold}"))).unwrap();
+                std::fs::write(root.join(&rel), &text).unwrap();
+                DataFile { rel, sha256: crate::code::sha256_hex(text.as_bytes()) }
+            };
+            folds.push(FoldFiles { fold, train: file("train"), vali: file("vali"), test: file("test") });
+        }
+        DatasetInput {
+            name: "D".into(),
+            variant: "v".into(),
+            convention: Convention::Letor3,
+            features: 3,
+            missing_token: None,
+            clip: None,
+            root: root.to_owned(),
+            folds,
+        }
+    }
+
+    /// Two cheap algorithms over folds 1 and 2 of `D`.
+    pub(crate) const SPEC: &str = r#"
+name = "t"
+collection = "letor3"
+datasets = ["D"]
+folds = [1, 2]
+seed = 3
+
+[[algorithms]]
+id = "regression"
+grid = { lambda = [0.1, 1.0] }
+
+[[algorithms]]
+id = "prank"
+"#;
+
+    pub(crate) fn spec(text: &str) -> ExperimentSpec {
+        ExperimentSpec::parse(text, Path::new("t.toml")).unwrap()
+    }
+
+    pub(crate) fn options() -> RunOptions {
+        RunOptions::new("test".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::fixture::*;
+    use super::*;
+
+    #[test]
+    fn a_fold_the_dataset_lacks_is_a_spec_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dataset(dir.path());
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let spec = spec(&SPEC.replace("folds = [1, 2]", "folds = [1, 9]"));
+        let e = run(&spec, &[DatasetStatus::Available(d)], &store, &options(), &NoProgress).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("t.toml:") && e.contains("fold 9") && e.contains("D"), "{e}");
+        // Nothing ran.
+        assert_eq!(std::fs::read_dir(store.root().join("cells")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_damaged_cell_is_detected_and_recomputed() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let spec = spec(SPEC);
+        let first = run(&spec, &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!((first.cells.len(), first.computed), (4, 4));
+        let read = |p: std::path::PathBuf| std::fs::read(p).unwrap();
+        let records: Vec<Vec<u8>> = first.cells.iter().map(|k| read(store.record_path(k))).collect();
+        let [a, b, c, d] = [0, 1, 2, 3].map(|i| first.cells[i].as_str());
+
+        // A truncated score file, a deleted model, an edited metric, a flipped score byte.
+        let scores = read(store.scores_path(a));
+        std::fs::write(store.scores_path(a), &scores[..scores.len() / 2]).unwrap();
+        std::fs::remove_file(store.model_path(b)).unwrap();
+        let mut record: serde_json::Value = serde_json::from_slice(&read(store.record_path(c))).unwrap();
+        record["test"]["map"] = serde_json::json!(0.999);
+        std::fs::write(store.record_path(c), serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+        let mut scores = read(store.scores_path(d));
+        let digit = scores.iter().position(|x| (b'1'..=b'8').contains(x)).unwrap();
+        scores[digit] += 1;
+        std::fs::write(store.scores_path(d), scores).unwrap();
+
+        let again = run(&spec, &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!(again.computed, 4, "damaged cells were reused");
+        // Recomputed, they are what they were.
+        for (k, r) in first.cells.iter().zip(&records) {
+            assert!(read(store.record_path(k)) == *r, "cell {k} differs after recomputing");
+        }
+        let third = run(&spec, &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!(third.computed, 0);
+    }
+
+    #[test]
+    fn verifying_a_store_re_evaluates_saved_scores_against_the_recorded_metrics() {
+        use crate::store::{CellCheck, reevaluate, verify_cell, verify_store};
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let first = run(&spec(SPEC), &data, &store, &options(), &NoProgress).unwrap();
+        let v = verify_store(&store, true).unwrap();
+        assert_eq!((v.checked, v.sound, v.reevaluated, v.bad.len()), (4, 4, 4, 0), "{v:?}");
+
+        // A record whose metric was changed and resealed passes the hash check, but not the
+        // re-evaluation of its scores.
+        let key = &first.cells[1];
+        let CellCheck::Sound(mut forged) = verify_cell(&store, key) else { panic!() };
+        forged.test.map += 0.01;
+        forged.record_sha256 = String::new();
+        forged.record_sha256 = forged.seal().unwrap();
+        std::fs::write(store.record_path(key), serde_json::to_vec(&forged).unwrap()).unwrap();
+        assert!(matches!(verify_cell(&store, key), CellCheck::Sound(_)));
+        let d = match &data[0] {
+            DatasetStatus::Available(d) => d,
+            DatasetStatus::Unavailable { .. } => unreachable!(),
+        };
+        let e = reevaluate(&store, &forged, d).unwrap_err();
+        assert!(e.contains("test means"), "{e}");
+
+        // A record the run lists that is gone, and a damaged one, each named once.
+        std::fs::remove_file(store.record_path(&first.cells[0])).unwrap();
+        std::fs::write(store.scores_path(&first.cells[2]), "1\n").unwrap();
+        let v = verify_store(&store, true).unwrap();
+        assert_eq!((v.checked, v.sound, v.bad.len()), (4, 1, 3), "{v:?}");
+        let problems: Vec<(&str, &str)> =
+            v.bad.iter().map(|b| (b.key.as_str(), b.problem.as_str())).collect();
+        assert!(
+            problems.contains(&(first.cells[0].as_str(), "record missing (listed by run.json)")),
+            "{problems:?}"
+        );
+        assert_eq!(v.bad.iter().find(|b| b.key == first.cells[0]).unwrap().cell, "D fold 1 regression");
+        assert!(
+            problems.contains(&(first.cells[2].as_str(), "scores file changed (its sha256 does not match)"))
+        );
+        let forged_bad = v.bad.iter().find(|b| b.key == *key).unwrap();
+        assert!(
+            forged_bad.cell.starts_with("D fold ") && forged_bad.problem.contains("test means"),
+            "{forged_bad:?}"
+        );
+        // Without the data, only the hashes are checked.
+        let v = verify_store(&store, false).unwrap();
+        assert_eq!((v.sound, v.reevaluated, v.bad.len()), (2, 0, 2));
+    }
+
+    #[test]
+    fn a_grid_point_whose_validation_is_nan_reads_back() {
+        let p = GridPoint { config: crate::AlgoConfig::default_for("regression").unwrap(), vali: f64::NAN };
+        let text = serde_json::to_string(&p).unwrap();
+        assert!(text.contains("\"vali\":null"), "{text}");
+        assert!(serde_json::from_str::<GridPoint>(&text).unwrap().vali.is_nan());
+    }
 }

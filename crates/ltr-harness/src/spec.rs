@@ -30,8 +30,10 @@
 //! Every key is documented in `experiments/README.md`.
 //!
 //! Parameters are checked against each algorithm's typed parameter struct when the spec is
-//! loaded: an unknown key or a value of the wrong type is an error naming the file, the
-//! algorithm and the key.
+//! loaded: an unknown key or a value of the wrong type or outside its documented range is an
+//! error naming the file, the algorithm and the key. So is a `name` that is not one plain
+//! folder name ([`check_name`]), a fold or dataset listed twice, and a spec whose grids ask
+//! for more model fits than [`SpecLimits::max_cells`] (counted before any grid is expanded).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -128,9 +130,32 @@ pub struct AlgorithmEntry {
     pub grid: Vec<AlgoConfig>,
 }
 
+/// The most model fits a spec may ask for unless raised ([`SpecLimits::max_cells`]).
+pub const DEFAULT_MAX_CELLS: u64 = 100_000;
+
+/// Bounds checked when a spec is loaded, before anything is allocated for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecLimits {
+    /// The most model fits (grid points, summed over the algorithm entries, times datasets
+    /// times folds) a spec may ask for. Grids are counted before they are expanded, so a
+    /// spec over the limit costs nothing.
+    pub max_cells: u64,
+}
+
+impl Default for SpecLimits {
+    fn default() -> Self {
+        Self { max_cells: DEFAULT_MAX_CELLS }
+    }
+}
+
 impl ExperimentSpec {
     /// A built-in spec by name.
     pub fn builtin(name: &str) -> Result<Self> {
+        Self::builtin_with(name, &SpecLimits::default())
+    }
+
+    /// A built-in spec by name, under `limits`.
+    pub fn builtin_with(name: &str, limits: &SpecLimits) -> Result<Self> {
         let (n, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| HarnessError::Spec {
             file: PathBuf::from(format!("experiments/{name}.toml")),
             reason: format!(
@@ -138,30 +163,41 @@ impl ExperimentSpec {
                 BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
             ),
         })?;
-        Self::parse(text, Path::new(&format!("experiments/{n}.toml")))
+        Self::parse_with(text, Path::new(&format!("experiments/{n}.toml")), limits)
     }
 
     /// Loads a spec file.
     pub fn load(path: &Path) -> Result<Self> {
+        Self::load_with(path, &SpecLimits::default())
+    }
+
+    /// Loads a spec file under `limits`.
+    pub fn load_with(path: &Path, limits: &SpecLimits) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| HarnessError::Spec { file: path.to_owned(), reason: e.to_string() })?;
-        Self::parse(&text, path)
+        Self::parse_with(&text, path, limits)
     }
 
     /// Parses and checks spec text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
+        Self::parse_with(text, path, &SpecLimits::default())
+    }
+
+    /// Parses and checks spec text under `limits`; `path` names it in errors.
+    pub fn parse_with(text: &str, path: &Path, limits: &SpecLimits) -> Result<Self> {
         let bad = |reason: String| HarnessError::Spec { file: path.to_owned(), reason };
         let raw: RawSpec = toml::from_str(text).map_err(|e| bad(e.to_string().trim().replace('\n', " ")))?;
         let default_metric = match &raw.validation_metric {
             Some(m) => parse_metric(m).map_err(|e| bad(format!("validation_metric: {e}")))?,
             None => Metric::Map,
         };
+        check_name(&raw.name).map_err(|e| bad(format!("name {:?}: {e}", raw.name)))?;
         if raw.datasets.is_empty() {
             return Err(bad("`datasets` is empty".into()));
         }
         let base = path.parent().unwrap_or(Path::new(""));
         let (datasets, paths) = parse_datasets(&raw.datasets, base).map_err(&bad)?;
-        let collection = match raw.collection {
+        let collection = match raw.collection.clone() {
             Some(c) => c,
             None if paths.len() == datasets.len() => String::new(),
             None => {
@@ -173,6 +209,14 @@ impl ExperimentSpec {
         if raw.folds.is_empty() || raw.folds.contains(&0) {
             return Err(bad("`folds` must list fold numbers starting at 1".into()));
         }
+        // A name listed twice would run the same cells twice, concurrently, into one record.
+        for (i, f) in raw.folds.iter().enumerate() {
+            if raw.folds[..i].contains(f) {
+                return Err(bad(format!("`folds`: fold {f} is listed twice")));
+            }
+        }
+        // Datasets listed twice are refused by `parse_datasets`.
+        check_size(&raw, limits).map_err(bad)?;
         let mut labels = std::collections::BTreeSet::new();
         let mut algorithms = Vec::new();
         for (i, a) in raw.algorithms.into_iter().enumerate() {
@@ -221,6 +265,30 @@ impl ExperimentSpec {
                     self.algorithms.iter().map(|a| a.label.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             })
+    }
+
+    /// Checks that `dataset` has every fold of the spec (`has`: the folds it has); a fold it
+    /// lacks is a spec error naming the file, the fold and the dataset's folds.
+    pub fn check_folds(&self, dataset: &str, has: &[u32]) -> Result<()> {
+        let lacking: Vec<String> =
+            self.folds.iter().filter(|f| !has.contains(f)).map(u32::to_string).collect();
+        if lacking.is_empty() {
+            return Ok(());
+        }
+        let mut has = has.to_vec();
+        has.sort_unstable();
+        Err(HarnessError::Spec {
+            file: PathBuf::from(&self.source),
+            reason: format!(
+                "`folds`: {dataset} has no fold {} (it has {})",
+                lacking.join(", "),
+                if has.is_empty() {
+                    "none".to_owned()
+                } else {
+                    has.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                }
+            ),
+        })
     }
 
     /// Keeps only the named datasets (case-insensitive), in spec order.
@@ -406,8 +474,60 @@ impl ExperimentSpec {
     }
 }
 
+/// The longest spec name accepted (it names a folder and report files).
+pub const MAX_NAME_LEN: usize = 100;
+
+/// Checks a spec name: it becomes the folder `<results>/<name>` and the files
+/// `<out>/<name>.md|json|csv`, so it must be one plain path component: ASCII letters,
+/// digits, `.`, `_` and `-`, not starting with a dot, at most [`MAX_NAME_LEN`] bytes.
+///
+/// # Errors
+/// Why the name is refused, in a few words.
+pub fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() {
+        return Err("is empty".into());
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(format!("is longer than {MAX_NAME_LEN} bytes"));
+    }
+    if name.starts_with('.') {
+        return Err("starts with a dot".into());
+    }
+    match name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+        Some(c) => Err(format!("holds {c:?}; use letters, digits, `.`, `_` and `-` only")),
+        None => Ok(()),
+    }
+}
+
 fn parse_metric(s: &str) -> std::result::Result<Metric, String> {
     s.parse::<Metric>().map_err(|e| e.to_string())
+}
+
+/// Counts the model fits a spec asks for, without expanding any grid, and refuses a spec over
+/// the limit, naming the largest grid.
+fn check_size(raw: &RawSpec, limits: &SpecLimits) -> std::result::Result<(), String> {
+    // u128 with saturation: 12 keys of 10 values is 10^12, far from overflowing; a spec with
+    // hundreds of keys saturates and is refused all the same.
+    let points = |a: &RawAlgorithm| -> u128 {
+        a.grid.values().fold(1u128, |n, v| n.saturating_mul(v.len().max(1) as u128))
+    };
+    let per_point = (raw.datasets.len() as u128).saturating_mul(raw.folds.len() as u128);
+    let total =
+        raw.algorithms.iter().fold(0u128, |n, a| n.saturating_add(points(a).saturating_mul(per_point)));
+    if total <= u128::from(limits.max_cells) {
+        return Ok(());
+    }
+    let largest = raw.algorithms.iter().enumerate().max_by_key(|(_, a)| points(a));
+    let Some((i, largest)) = largest else { return Ok(()) };
+    Err(format!(
+        "the spec asks for {total} model fits (grid points x {} datasets x {} folds), more than the \
+         limit of {} (`--max-cells` raises it); the largest grid is algorithms[{i}] ({}) with {} points",
+        raw.datasets.len(),
+        raw.folds.len(),
+        limits.max_cells,
+        largest.label.as_deref().unwrap_or(&largest.id),
+        points(largest)
+    ))
 }
 
 /// The cartesian product of the grid over the fixed params; each point typed and validated.
@@ -510,6 +630,133 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         assert!(e.contains("x/spec.toml") && e.contains("sede"), "{e}");
         let e = err(&format!("{BASE}\n[[algorithms]]\nid = \"regression\"\n"));
         assert!(e.contains("used twice"), "{e}");
+    }
+
+    #[test]
+    fn spec_names_that_could_leave_the_results_folder_are_refused() {
+        // The name becomes `<results>/<name>/` and `<out>/<name>.md`.
+        for bad in ["../../../../tmp/x", "/tmp/x", "", ".", "..", ".hidden", "a/b", "a\\b", "x y", "é"] {
+            let e = err(&BASE.replace("name = \"t\"", &format!("name = {bad:?}")));
+            assert!(e.starts_with("x/spec.toml: name"), "{bad:?}: {e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        for good in ["letor3", "my_run-1.2", "A.b"] {
+            let s = ExperimentSpec::parse(
+                &BASE.replace("name = \"t\"", &format!("name = {good:?}")),
+                Path::new("t"),
+            );
+            assert_eq!(s.unwrap().name, good);
+        }
+    }
+
+    #[test]
+    fn duplicate_folds_datasets_or_labels_are_spec_errors() {
+        // A duplicate names the same cell twice: two writers of one record.
+        let e = err(&BASE.replace("seed = 1", "seed = 1\nfolds = [1, 2, 1]"));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("fold 1") && e.contains("twice"), "{e}");
+        let e = err(&BASE.replace(r#"["OHSUMED"]"#, r#"["OHSUMED", "MQ2008", "ohsumed"]"#));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("ohsumed") && e.contains("twice"), "{e}");
+        let e = err(&format!("{BASE}\n[[algorithms]]\nid = \"regression\"\n"));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("used twice"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_grid_is_refused_before_it_is_expanded() {
+        // 12 keys x 10 values: 10^12 points, which expanding would try to allocate.
+        let keys = [
+            "trees",
+            "leaves",
+            "learning_rate",
+            "min_data_in_leaf",
+            "min_sum_hessian_in_leaf",
+            "lambda_l2",
+            "max_bins",
+            "row_subsample",
+            "feature_subsample",
+            "sigma",
+            "ndcg_truncation",
+            "early_stopping_rounds",
+        ];
+        let grid: Vec<String> = keys.iter().map(|k| format!("{k} = [{}]", ["1"; 10].join(", "))).collect();
+        let text = format!(
+            "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nseed = 1\n\n\
+             [[algorithms]]\nid = \"lambdamart\"\ngrid = {{ {} }}\n",
+            grid.join(", ")
+        );
+        let e = err(&text);
+        assert!(e.starts_with("x/spec.toml:") && e.contains("lambdamart"), "{e}");
+        assert!(e.contains("1000000000000") && e.contains("--max-cells"), "{e}");
+        // Within a raised limit the count is what decides, not the allocation.
+        let spec = ExperimentSpec::parse_with(BASE, Path::new("t"), &SpecLimits { max_cells: 20 }).unwrap();
+        assert_eq!(spec.algorithms[0].grid.len(), 4);
+        // 4 points x 1 dataset x 5 folds = 20 fits: the limit counts every fold and dataset.
+        let e = ExperimentSpec::parse_with(BASE, Path::new("t"), &SpecLimits { max_cells: 19 }).unwrap_err();
+        assert!(e.to_string().contains("20"), "{e}");
+    }
+
+    /// Values just outside a parameter's documented range (none for a flag).
+    fn outside(range: ltr_core::ParamRange) -> Vec<String> {
+        use ltr_core::ParamRange;
+        match range {
+            ParamRange::Int { min, max } => {
+                let mut v = Vec::new();
+                if max < i64::MAX as u64 {
+                    v.push((max + 1).to_string());
+                }
+                if min > 0 {
+                    v.push((min - 1).to_string());
+                }
+                v
+            }
+            ParamRange::Real { min, max, open_min, open_max } => {
+                let mut v = Vec::new();
+                if max.is_finite() && max < 1e300 {
+                    v.push(format!("{:?}", if open_max { max } else { max + max.abs().max(1.0) }));
+                }
+                if min.is_finite() && min > -1e300 {
+                    v.push(format!("{:?}", if open_min { min } else { min - min.abs().max(1.0) }));
+                }
+                v.push("nan".into());
+                v
+            }
+            ParamRange::Choice(_) => vec!["\"no-such-choice\"".into()],
+            ParamRange::Bool => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_parameter_outside_its_documented_range_is_refused_at_spec_load() {
+        let mut accepted = Vec::new();
+        for info in crate::ALGORITHMS {
+            for row in crate::registry::param_table(info.id).unwrap() {
+                for value in outside(row.range) {
+                    let text = format!(
+                        "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nseed = 1\n\n\
+                         [[algorithms]]\nid = \"{}\"\nparams = {{ {} = {value} }}\n",
+                        info.id, row.key
+                    );
+                    match ExperimentSpec::parse(&text, Path::new("x/spec.toml")) {
+                        Ok(_) => {
+                            accepted.push(format!("{} {} = {value} (range {})", info.id, row.key, row.range))
+                        }
+                        Err(e) => {
+                            let e = e.to_string();
+                            assert!(e.starts_with("x/spec.toml:") && e.contains(row.key), "{e}");
+                            assert_eq!(e.lines().count(), 1, "{e}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted.is_empty(), "accepted out of range:\n{}", accepted.join("\n"));
+        // The issue's examples: a float where a count is wanted, and a count far too large.
+        for v in ["1e9", "1000000000"] {
+            let e = err(&BASE.replace("id = \"regression\"", "id = \"lambdamart\"").replace(
+                "grid = { lambda = [0.1, 1.0], standardize = [true, false] }",
+                &format!("params = {{ trees = {v} }}"),
+            ));
+            assert!(e.contains("lambdamart") && e.contains("`trees`"), "{e}");
+        }
     }
 
     #[test]

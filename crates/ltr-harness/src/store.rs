@@ -5,19 +5,28 @@
 //!
 //! ```text
 //! <results>/<name>/run.json              the last run: datasets, hashes, cells, wall time
-//! <results>/<name>/cells/<key>.json      the cell record (written last: its presence = done)
+//! <results>/<name>/cells/<key>.json      the cell record (written last), sealed by hashes
 //! <results>/<name>/cells/<key>.scores    test scores, one per line, file order (ltr eval input)
 //! <results>/<name>/cells/<key>.model.json  the selected model
 //! <results>/<name>/cells/<key>.timing.json fit times (kept apart: records stay deterministic)
 //! ```
-//! Every file is written to a temporary name and renamed, so a killed run leaves either a
-//! whole cell or none.
+//! Every file is written to a temporary name and renamed ([`ltr_core::fs::write_atomic`]), so
+//! a killed run leaves either a whole cell or none; the temporary files of killed runs are
+//! removed when the store is next opened.
+//!
+//! A record holds the sha256 of its scores and model files and of itself
+//! ([`CellRecord::record_sha256`]); a cell counts as done only when all three match
+//! ([`verify_cell`]), so a deleted, truncated or edited file is recomputed, never reused.
+//! [`reevaluate`] goes further: it scores the test file again from the saved scores and the
+//! saved model and compares every number with the record.
 
 use std::path::{Path, PathBuf};
 
+use ltr_data::folds::locate;
+use ltr_data::reader::{ReadOptions, read_file};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
-use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary};
-use serde::{Deserialize, Serialize};
+use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary, evaluate_dataset};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::code::{CellCode, CodeHashes, sha256_hex};
 use crate::error::{HarnessError, Result};
@@ -25,8 +34,9 @@ use crate::protocol::{criterion, eval_config};
 use crate::registry::{AlgoConfig, AnyModel, crate_of};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
 
-/// Format version of cell records and keys; part of every key.
-pub const FORMAT: u32 = 2;
+/// Format version of cell records and keys; part of every key. 3: records are sealed by the
+/// sha256 of their scores, their model and themselves.
+pub const FORMAT: u32 = 3;
 
 /// What determines a cell; the sha256 of its JSON is the cell key.
 #[derive(Serialize)]
@@ -92,8 +102,15 @@ pub fn cell_key(
 pub struct GridPoint {
     /// Its parameters.
     pub config: AlgoConfig,
-    /// The validation measure of its model.
+    /// The validation measure of its model (NaN, written `null`, when it could not be
+    /// computed: the selection rule never picks it).
+    #[serde(deserialize_with = "null_as_nan")]
     pub vali: f64,
+}
+
+/// serde_json writes a NaN as `null`; read it back as NaN instead of failing the record.
+fn null_as_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// Everything a finished cell determined (no timings: records are deterministic).
@@ -135,6 +152,248 @@ pub struct CellRecord {
     pub model_stats: std::collections::BTreeMap<String, f64>,
     /// sha256 of the executable that computed the cell: provenance only, not part of the key.
     pub binary: String,
+    /// sha256 of the `.scores` file.
+    pub scores_sha256: String,
+    /// sha256 of the `.model.json` file.
+    pub model_sha256: String,
+    /// sha256 of this record itself ([`CellRecord::seal`]): its metrics and everything else
+    /// it says. Set by [`ResultStore::save`].
+    pub record_sha256: String,
+}
+
+impl CellRecord {
+    /// The sha256 that seals the record: of its JSON with `record_sha256` empty, keys sorted
+    /// and no whitespace, so that the layout of the file does not matter, only what it says.
+    pub fn seal(&self) -> Result<String> {
+        let bad = |e: serde_json::Error| HarnessError::Serialize {
+            what: format!("the record of cell {}", self.key),
+            reason: e.to_string(),
+        };
+        let mut value = serde_json::to_value(self).map_err(bad)?;
+        value["record_sha256"] = serde_json::Value::String(String::new());
+        Ok(sha256_hex(&serde_json::to_vec(&value).map_err(bad)?))
+    }
+}
+
+/// What checking a stored cell found ([`verify_cell`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellCheck {
+    /// Record, scores and model present, each matching its sha256.
+    Sound(Box<CellRecord>),
+    /// No record: never computed, or deleted.
+    Missing,
+    /// There but not to be trusted; why, in a few words.
+    Damaged(String),
+}
+
+/// Checks the stored cell `key` without reading any data: its record parses, is of this
+/// [`FORMAT`] and this key, and its own sha256, its scores' and its model's all match. Cheap
+/// (three files hashed); `ltr run` and `ltr report` call it for every cell they use.
+pub fn verify_cell(store: &ResultStore, key: &str) -> CellCheck {
+    let path = store.record_path(key);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CellCheck::Missing,
+        Err(e) => return CellCheck::Damaged(format!("record unreadable: {e}")),
+    };
+    let record: CellRecord = match serde_json::from_slice(&bytes) {
+        Ok(r) => r,
+        Err(e) => return CellCheck::Damaged(format!("record does not parse: {e}")),
+    };
+    if record.format != FORMAT {
+        return CellCheck::Damaged(format!(
+            "record of format {} (this build writes {FORMAT})",
+            record.format
+        ));
+    }
+    if record.key != key {
+        return CellCheck::Damaged(format!("record of another cell ({})", record.key));
+    }
+    match record.seal() {
+        Ok(h) if h == record.record_sha256 => {}
+        Ok(_) => return CellCheck::Damaged("record edited (its sha256 does not match)".into()),
+        Err(e) => return CellCheck::Damaged(e.to_string()),
+    }
+    for (what, path, expected) in [
+        ("scores", store.scores_path(key), &record.scores_sha256),
+        ("model", store.model_path(key), &record.model_sha256),
+    ] {
+        match std::fs::read(&path) {
+            Ok(b) if sha256_hex(&b) == *expected => {}
+            Ok(_) => return CellCheck::Damaged(format!("{what} file changed (its sha256 does not match)")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return CellCheck::Damaged(format!("{what} file missing"));
+            }
+            Err(e) => return CellCheck::Damaged(format!("{what} file unreadable: {e}")),
+        }
+    }
+    CellCheck::Sound(Box::new(record))
+}
+
+/// Re-evaluates a sound cell ([`verify_cell`]) against its data: reads its test file under
+/// `dataset.root` (which must hash to the recorded sha256), evaluates the saved scores under
+/// the recorded config and compares every number of the record exactly, and scores the test
+/// file again with the saved model, which must give the saved scores bit for bit.
+///
+/// # Errors
+/// What does not agree, in a few words.
+pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInput) -> Result<(), String> {
+    let path = locate(&dataset.root, &record.test_file).ok_or_else(|| {
+        format!("test file {} not found under {}", record.test_file, dataset.root.display())
+    })?;
+    let opts = ReadOptions {
+        n_features: Some(dataset.features),
+        missing_token: dataset.missing_token.clone(),
+        sha256: true,
+        ..ReadOptions::default()
+    };
+    let loaded = read_file(&path, &opts).map_err(|e| e.to_string())?;
+    if loaded.sha256.as_deref() != Some(record.test_sha256.as_str()) {
+        return Err(format!(
+            "test file {} is not the one the cell was computed on (sha256 {}, recorded {})",
+            path.display(),
+            loaded.sha256.unwrap_or_default(),
+            record.test_sha256
+        ));
+    }
+    let test = loaded.dataset;
+    let scores_path = store.scores_path(&record.key);
+    let scores = ltr_data::scores::read_scores(&scores_path).map_err(|e| e.to_string())?;
+    let evaluation = evaluate_dataset(&test, &scores, &record.eval).map_err(|e| e.to_string())?;
+    if evaluation.summary != record.test {
+        return Err("the saved scores evaluate to other test means than recorded".into());
+    }
+    if evaluation.per_query != record.per_query {
+        return Err("the saved scores evaluate to other per-query metrics than recorded".into());
+    }
+    let model_path = store.model_path(&record.key);
+    let model: AnyModel = std::fs::read(&model_path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| format!("model does not parse: {e}")))?;
+    let rescored =
+        model.score_vec(&test).map_err(|e| format!("the saved model cannot score the test file: {e}"))?;
+    if rescored.len() != scores.len() || rescored.iter().zip(&scores).any(|(a, b)| a.to_bits() != b.to_bits())
+    {
+        return Err("the saved model scores the test file differently from the saved scores".into());
+    }
+    Ok(())
+}
+
+/// One cell of a store that is not sound, as [`verify_store`] finds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadCell {
+    /// The cell key.
+    pub key: String,
+    /// `dataset fold N label` when the record says it, else empty.
+    pub cell: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// What [`verify_store`] found.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StoreVerification {
+    /// Cells checked (every record in the store, and every cell the last run lists).
+    pub checked: usize,
+    /// Of those, sound.
+    pub sound: usize,
+    /// Of the sound ones, re-evaluated against their test files ([`reevaluate`]).
+    pub reevaluated: usize,
+    /// Sound cells that could not be re-evaluated (no run record naming their dataset, or
+    /// no data found), with why: not counted as bad.
+    pub not_reevaluated: Vec<(String, String)>,
+    /// Cells that are missing or damaged, or disagree with their data.
+    pub bad: Vec<BadCell>,
+}
+
+/// Checks a whole store: every record in `cells/` and every cell `run.json` lists
+/// ([`verify_cell`]); with `reevaluate_data`, also every sound cell against its test file
+/// ([`reevaluate`]), the data located through the datasets `run.json` records.
+pub fn verify_store(store: &ResultStore, reevaluate_data: bool) -> Result<StoreVerification> {
+    let cells_dir = store.root().join("cells");
+    let mut keys = std::collections::BTreeSet::new();
+    let entries = std::fs::read_dir(&cells_dir).map_err(|e| HarnessError::store(&cells_dir, e))?;
+    for e in entries {
+        let name =
+            e.map_err(|e| HarnessError::store(&cells_dir, e))?.file_name().to_string_lossy().into_owned();
+        if let Some(key) = name.strip_suffix(".json")
+            && !key.ends_with(".model")
+            && !key.ends_with(".timing")
+            && !name.starts_with('.')
+        {
+            keys.insert(key.to_owned());
+        }
+    }
+    let run: Option<crate::runner::RunRecord> = store.load_json("run.json").ok();
+    if let Some(r) = &run {
+        keys.extend(r.cells.iter().cloned());
+    }
+    let mut out = StoreVerification::default();
+    for key in keys {
+        out.checked += 1;
+        let record = match verify_cell(store, &key) {
+            CellCheck::Sound(r) => r,
+            CellCheck::Missing => {
+                let problem = "record missing (listed by run.json)".to_owned();
+                let cell = run
+                    .as_ref()
+                    .and_then(|r| r.cells.iter().position(|k| *k == key).and_then(|i| r.cell_names.get(i)))
+                    .cloned()
+                    .unwrap_or_default();
+                out.bad.push(BadCell { key, cell, problem });
+                continue;
+            }
+            CellCheck::Damaged(problem) => {
+                let cell = describe_file(&store.record_path(&key));
+                out.bad.push(BadCell { key, cell, problem });
+                continue;
+            }
+        };
+        if reevaluate_data {
+            let dataset = run.as_ref().and_then(|r| {
+                r.datasets.iter().find_map(|d| match d {
+                    ltr_data::resolved::DatasetStatus::Available(x)
+                        if x.name == record.dataset && x.variant == record.variant =>
+                    {
+                        Some(x)
+                    }
+                    _ => None,
+                })
+            });
+            match dataset {
+                None => {
+                    out.not_reevaluated.push((key.clone(), "run.json does not record its dataset".into()))
+                }
+                Some(d) if locate(&d.root, &record.test_file).is_none() => out.not_reevaluated.push((
+                    key.clone(),
+                    format!("test file {} not found under {}", record.test_file, d.root.display()),
+                )),
+                Some(d) => match reevaluate(store, &record, d) {
+                    Ok(()) => out.reevaluated += 1,
+                    Err(problem) => {
+                        let cell = format!("{} fold {} {}", record.dataset, record.fold, record.label);
+                        out.bad.push(BadCell { key, cell, problem });
+                        continue;
+                    }
+                },
+            }
+        }
+        out.sound += 1;
+    }
+    Ok(out)
+}
+
+/// `dataset fold N label` of a record that may be damaged, if its JSON still says so.
+fn describe_file(path: &Path) -> String {
+    let value: Option<serde_json::Value> =
+        std::fs::read(path).ok().and_then(|b| serde_json::from_slice(&b).ok());
+    match value {
+        Some(v) => match (v["dataset"].as_str(), v["fold"].as_u64(), v["label"].as_str()) {
+            (Some(d), Some(f), Some(l)) => format!("{d} fold {f} {l}"),
+            _ => String::new(),
+        },
+        None => String::new(),
+    }
 }
 
 /// Fit times of a cell (not part of the deterministic record).
@@ -155,10 +414,21 @@ pub struct ResultStore {
 }
 
 impl ResultStore {
-    /// Opens (creating) `<base>/<name>`.
+    /// Opens (creating) `<base>/<name>`; `name` must pass [`crate::spec::check_name`], so
+    /// the store is always a direct child of `base`.
     pub fn open(base: &Path, name: &str) -> Result<Self> {
+        crate::spec::check_name(name)
+            .map_err(|e| HarnessError::store(base, format!("store name {name:?}: {e}")))?;
         let root = base.join(name);
         std::fs::create_dir_all(root.join("cells")).map_err(|e| HarnessError::store(&root, e))?;
+        // A run killed mid-write leaves a temporary file; nothing reads it, so it goes.
+        for dir in [root.clone(), root.join("cells")] {
+            match ltr_core::fs::remove_stale_temp_files(&dir) {
+                Ok(0) => {}
+                Ok(n) => log::info!("removed {n} temporary files of ended runs from {}", dir.display()),
+                Err(e) => log::warn!("{}: {e}", dir.display()),
+            }
+        }
         Ok(Self { root })
     }
 
@@ -191,17 +461,22 @@ impl ResultStore {
         self.cell_file(key, "timing.json")
     }
 
-    /// The record of a finished cell, if any. A record that does not parse (e.g. from an
-    /// older format) counts as absent and is recomputed.
+    /// The record of a finished, sound cell ([`verify_cell`]), if any. A damaged one (e.g.
+    /// from an older format, or with a file changed since) counts as absent, with a warning.
     pub fn load(&self, key: &str) -> Option<CellRecord> {
-        let bytes = std::fs::read(self.record_path(key)).ok()?;
-        match serde_json::from_slice::<CellRecord>(&bytes) {
-            Ok(r) if r.format == FORMAT && r.key == key => Some(r),
-            _ => {
-                log::warn!("ignoring unreadable cell record {}", self.record_path(key).display());
+        match verify_cell(self, key) {
+            CellCheck::Sound(r) => Some(*r),
+            CellCheck::Missing => None,
+            CellCheck::Damaged(why) => {
+                log::warn!("ignoring damaged cell {}: {why}", self.record_path(key).display());
                 None
             }
         }
+    }
+
+    /// [`verify_cell`] on this store.
+    pub fn check(&self, key: &str) -> CellCheck {
+        verify_cell(self, key)
     }
 
     /// Fit times of a cell, if recorded.
@@ -209,19 +484,28 @@ impl ResultStore {
         serde_json::from_slice(&std::fs::read(self.timing_path(key)).ok()?).ok()
     }
 
-    /// Persists a finished cell: scores, model and timing first, the record last.
+    /// Persists a finished cell: scores, model and timing first, the record last, sealed
+    /// with the sha256 of the scores and model files and its own ([`CellRecord::seal`]).
+    /// Returns the record as written.
     pub fn save(
         &self,
-        record: &CellRecord,
+        mut record: CellRecord,
         scores: &[f64],
         model: &AnyModel,
         timing: &CellTiming,
-    ) -> Result<()> {
-        let key = &record.key;
-        write_atomic(&self.scores_path(key), format_scores(scores).as_bytes())?;
-        write_atomic(&self.model_path(key), &to_json(model, &self.model_path(key))?)?;
-        write_atomic(&self.timing_path(key), &to_json(timing, &self.timing_path(key))?)?;
-        write_atomic(&self.record_path(key), &to_json(record, &self.record_path(key))?)
+    ) -> Result<CellRecord> {
+        let key = record.key.clone();
+        let scores = format_scores(scores).into_bytes();
+        let model = to_json(model, &self.model_path(&key))?;
+        record.scores_sha256 = sha256_hex(&scores);
+        record.model_sha256 = sha256_hex(&model);
+        record.record_sha256 = String::new();
+        record.record_sha256 = record.seal()?;
+        write_atomic(&self.scores_path(&key), &scores)?;
+        write_atomic(&self.model_path(&key), &model)?;
+        write_atomic(&self.timing_path(&key), &to_json(timing, &self.timing_path(&key))?)?;
+        write_atomic(&self.record_path(&key), &to_json(&record, &self.record_path(&key))?)?;
+        Ok(record)
     }
 
     /// Writes a JSON document at the store root (e.g. `run.json`).
@@ -253,23 +537,10 @@ fn to_json<T: Serialize>(value: &T, path: &Path) -> Result<Vec<u8>> {
     Ok(v)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+/// Writes `bytes` to `path` atomically ([`ltr_core::fs::write_atomic`]), naming the file in
+/// the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| HarnessError::store(dir, e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        HarnessError::store(path, e)
-    })
+    ltr_core::fs::write_atomic(path, bytes).map_err(|e| HarnessError::store(path, e))
 }
 
 #[cfg(test)]
@@ -346,6 +617,39 @@ mod tests {
         // Keys are stable for the same inputs, and differ per fold file hash.
         let code = CodeHashes::builtin();
         assert_eq!(keys(&code), keys(&code));
+    }
+
+    #[test]
+    fn concurrent_writes_to_one_path_never_share_a_temporary_file() {
+        // Two threads of one process writing the same file (the same cell listed twice, or
+        // two runs' `run.json`) must each write through a temporary file of their own: a
+        // shared one is truncated under the other writer or renamed away before its rename.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cell.json");
+        let values: Vec<Vec<u8>> = (0..8).map(|t| format!("{t}").repeat(50_000).into_bytes()).collect();
+        std::thread::scope(|s| {
+            for v in &values {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..40 {
+                        write_atomic(path, v).unwrap();
+                    }
+                });
+            }
+        });
+        let last = std::fs::read(&path).unwrap();
+        assert!(values.contains(&last), "the file is a mix of writes");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 1, "temporary files left behind: {left:?}");
+    }
+
+    #[test]
+    fn a_store_is_always_a_direct_child_of_its_base() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["../x", "", "/abs", ".x"] {
+            assert!(ResultStore::open(dir.path(), bad).is_err(), "{bad:?}");
+        }
+        assert!(ResultStore::open(dir.path(), "ok").unwrap().root().ends_with("ok"));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::aggregate::{Aggregate, FoldRow, METRICS};
 use crate::check::{MeanRow, MeansFile};
-use crate::{MetricValues, PublishedRow, ReportError, ReportInput};
+use crate::{MetricValues, MissingCell, PublishedRow, ReportError, ReportInput};
 
 /// The whole report document.
 #[derive(Debug, Clone, Serialize)]
@@ -47,6 +47,9 @@ pub struct ReportJson<'a> {
     pub published: Vec<&'a PublishedRow>,
     /// Cells that failed.
     pub failed: &'a [FailedCell],
+    /// Expected cells missing from the store (a partial report; absent when complete).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub missing: &'a [MissingCell],
 }
 
 /// A dataset of the run.
@@ -70,6 +73,12 @@ pub enum DatasetJson<'a> {
         name: &'a str,
         /// Why.
         reason: &'a str,
+    },
+    /// In the spec but not in the last run (left out with `--datasets`).
+    #[serde(rename = "notrun")]
+    NotRun {
+        /// Dataset name.
+        name: &'a str,
     },
 }
 
@@ -156,6 +165,7 @@ pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> Rep
                 },
                 DatasetStatus::Unavailable { name, reason } => DatasetJson::Unavailable { name, reason },
             })
+            .chain(input.not_run.iter().map(|name| DatasetJson::NotRun { name }))
             .collect(),
         algorithms: input
             .spec
@@ -200,6 +210,7 @@ pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> Rep
         model_statistics: crate::model_stat_rows(input),
         published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
         failed: &input.run.failed,
+        missing: &input.missing,
     }
 }
 

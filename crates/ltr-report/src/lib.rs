@@ -7,7 +7,10 @@
 //! * per dataset, algorithms x NDCG@1/3/5/10, P@1/3/10, MAP as mean ± standard deviation
 //!   over folds (aggregated with polars, rendered with tabled);
 //! * the published reference numbers beside ours, with the difference;
-//! * unavailable datasets, named with the reason.
+//! * unavailable datasets, named with the reason, and datasets left out of the run;
+//! * never a mean over fewer folds than expected without saying so: a report whose cells are
+//!   missing or damaged in the store fails naming each, or (`allow_partial`) says so at the
+//!   top and marks every affected mean `(n/N folds)`.
 //!
 //! The JSON and CSV carry no timings and no wall-clock data: the same run gives the same bytes.
 
@@ -21,9 +24,10 @@ mod values;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ltr_harness::runner::RunRecord;
+use ltr_harness::CodeHashes;
+use ltr_harness::runner::{DatasetStatus, RunRecord};
 use ltr_harness::spec::ExperimentSpec;
-use ltr_harness::store::{CellRecord, CellTiming, ResultStore};
+use ltr_harness::store::{CellCheck, CellRecord, CellTiming, ResultStore, cell_key};
 use ltr_metrics::Convention;
 
 pub use aggregate::{Aggregate, FoldRow, METRICS};
@@ -53,6 +57,42 @@ pub enum ReportError {
     /// From the harness.
     #[error(transparent)]
     Harness(#[from] ltr_harness::HarnessError),
+    /// Cells the report needs are missing or damaged (and a partial report was not asked for).
+    #[error("{}", missing_message(.0))]
+    MissingCells(Vec<MissingCell>),
+}
+
+fn missing_message(cells: &[MissingCell]) -> String {
+    let mut m = format!(
+        "the result store lacks {} cell{} this report needs (`ltr run` computes them; \
+         `--allow-partial` writes the report without them, marked):",
+        cells.len(),
+        if cells.len() == 1 { "" } else { "s" }
+    );
+    for c in cells {
+        m += &format!("\n  {c}");
+    }
+    m
+}
+
+/// A cell the report expects but the store does not hold sound: one of the spec's
+/// algorithms on one of its folds of a dataset the run record lists as run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MissingCell {
+    /// Dataset.
+    pub dataset: String,
+    /// Fold.
+    pub fold: u32,
+    /// Algorithm label.
+    pub algorithm: String,
+    /// Why it is not there (no record, damaged, failed in the run, ...).
+    pub reason: String,
+}
+
+impl std::fmt::Display for MissingCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} fold {} {}: {}", self.dataset, self.fold, self.algorithm, self.reason)
+    }
 }
 
 impl ReportError {
@@ -74,8 +114,18 @@ pub struct ReportInput {
     pub spec: ExperimentSpec,
     /// The run record (`run.json`).
     pub run: RunRecord,
-    /// Cell records, in the run's cell order (missing cells are skipped).
+    /// The sound cell records the report is made of (spec order).
     pub cells: Vec<CellRecord>,
+    /// Expected cells that are not in the store, or damaged ([`ReportInput::from_store`]).
+    pub missing: Vec<MissingCell>,
+    /// Number of expected folds by (dataset, algorithm label): the spec's folds, for every
+    /// dataset the run record lists as run.
+    pub expected: BTreeMap<(String, String), usize>,
+    /// Datasets of the spec the run record does not list at all (left out with
+    /// `--datasets`): named as not run, expecting no cells.
+    pub not_run: Vec<String>,
+    /// Build the report even with missing cells ([`build`] fails otherwise).
+    pub allow_partial: bool,
     /// Timings by cell key (markdown only).
     pub timings: BTreeMap<String, CellTiming>,
     /// Published numbers.
@@ -87,7 +137,15 @@ pub struct ReportInput {
 }
 
 impl ReportInput {
-    /// Reads the run record and every cell of a spec from its store.
+    /// Reads the run record and every cell the report of `spec` needs from its store.
+    ///
+    /// The expected cells are every algorithm of the spec on every fold of the spec, for each
+    /// dataset of the spec that the run record (`run.json`) lists as run; each is found by
+    /// its key under this build's code ([`ltr_harness::store::cell_key`]), exactly as
+    /// `ltr run` looks for it, and checked ([`ltr_harness::store::verify_cell`]). One that is
+    /// absent or damaged is listed in [`ReportInput::missing`]. A dataset recorded as
+    /// unavailable expects no cells; one the record does not list is in
+    /// [`ReportInput::not_run`].
     pub fn from_store(
         spec: ExperimentSpec,
         store: &ResultStore,
@@ -96,17 +154,77 @@ impl ReportInput {
         code_version: String,
     ) -> Result<Self, ReportError> {
         let run: RunRecord = store.load_json("run.json")?;
+        let code = CodeHashes::builtin();
         let mut cells = Vec::new();
         let mut timings = BTreeMap::new();
-        for key in &run.cells {
-            if let Some(c) = store.load(key) {
-                if let Some(t) = store.load_timing(key) {
-                    timings.insert(key.clone(), t);
+        let mut missing = Vec::new();
+        let mut expected = BTreeMap::new();
+        let mut not_run = Vec::new();
+        for name in &spec.datasets {
+            let Some(status) = run.datasets.iter().find(|d| d.name().eq_ignore_ascii_case(name)) else {
+                not_run.push(name.clone());
+                continue;
+            };
+            let DatasetStatus::Available(d) = status else { continue };
+            for entry in &spec.algorithms {
+                *expected.entry((d.name.clone(), entry.label.clone())).or_insert(0) += spec.folds.len();
+                for &fold in &spec.folds {
+                    let gone = |reason: String| MissingCell {
+                        dataset: d.name.clone(),
+                        fold,
+                        algorithm: entry.label.clone(),
+                        reason,
+                    };
+                    let Some(files) = d.folds.iter().find(|f| f.fold == fold) else {
+                        missing.push(gone(format!("fold {fold} was not part of the last run")));
+                        continue;
+                    };
+                    let key = cell_key(&code, &spec, d, files, entry)?;
+                    match store.check(&key) {
+                        CellCheck::Sound(r) => {
+                            if let Some(t) = store.load_timing(&key) {
+                                timings.insert(key, t);
+                            }
+                            cells.push(*r);
+                        }
+                        CellCheck::Damaged(why) => {
+                            missing.push(gone(format!("cell {key} is damaged: {why}")))
+                        }
+                        CellCheck::Missing => {
+                            let failed = run
+                                .failed
+                                .iter()
+                                .find(|f| f.dataset == d.name && f.fold == fold && f.label == entry.label);
+                            missing.push(gone(match failed {
+                                Some(f) => format!("failed in the last run: {}", f.error),
+                                None if run.cells.contains(&key) => format!("cell {key} has no record"),
+                                None => format!(
+                                    "cell {key} is not in the store (not computed for this code and spec)"
+                                ),
+                            }));
+                        }
+                    }
                 }
-                cells.push(c);
             }
         }
-        Ok(Self { spec, run, cells, timings, published, title, code_version })
+        Ok(Self {
+            spec,
+            run,
+            cells,
+            missing,
+            expected,
+            not_run,
+            allow_partial: false,
+            timings,
+            published,
+            title,
+            code_version,
+        })
+    }
+
+    /// Expected folds of an algorithm on a dataset (0: not expected).
+    pub fn expected_folds(&self, dataset: &str, label: &str) -> usize {
+        self.expected.get(&(dataset.to_owned(), label.to_owned())).copied().unwrap_or(0)
     }
 
     /// The cells' per-query frame ([`aggregate::query_frame`]), in report order.
@@ -135,8 +253,12 @@ fn fold_rows(input: &ReportInput) -> Vec<FoldRow> {
     ordered_cells(input).into_iter().map(FoldRow::of).collect()
 }
 
-/// Builds the report.
+/// Builds the report. Fails naming every missing cell unless [`ReportInput::allow_partial`]
+/// is set; a partial report says so at its top and marks every affected mean `(n/N folds)`.
 pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
+    if !input.missing.is_empty() && !input.allow_partial {
+        return Err(ReportError::MissingCells(input.missing.clone()));
+    }
     let aggs = aggregate::aggregate(&fold_rows(input))?;
     let markdown = render::markdown(input, &aggs);
     let json = json::to_text(&json::document(input, &aggs))?;
@@ -236,6 +358,9 @@ pub(crate) fn convention_of(input: &ReportInput, dataset: &str) -> Option<Conven
 
 /// Writes `<dir>/<name>.md`, `.json` and `.csv`.
 pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, ReportError> {
+    // The name is a file name in `dir`, never a path out of it.
+    ltr_harness::spec::check_name(name)
+        .map_err(|e| ReportError::io(dir, format!("report name {name:?}: {e}")))?;
     std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
     let mut written = Vec::new();
     for (ext, text) in [("md", &report.markdown), ("json", &report.json), ("csv", &report.csv)] {
@@ -279,6 +404,9 @@ mod tests {
             per_query: eval.per_query,
             model_stats: BTreeMap::new(),
             binary: String::new(),
+            scores_sha256: String::new(),
+            model_sha256: String::new(),
+            record_sha256: String::new(),
         }
     }
 
@@ -299,6 +427,7 @@ mod tests {
                 seed: 1,
                 datasets: Vec::new(),
                 cells: cells.iter().map(|c| c.key.clone()).collect(),
+                cell_names: Vec::new(),
                 failed: Vec::new(),
                 computed: 0,
                 wall_seconds: 0.0,
@@ -307,6 +436,10 @@ mod tests {
             },
             cells,
             spec,
+            missing: Vec::new(),
+            expected: BTreeMap::new(),
+            not_run: Vec::new(),
+            allow_partial: false,
             timings: BTreeMap::new(),
             published: Published::builtin().unwrap(),
             title: "T".into(),

@@ -62,6 +62,22 @@ fn fmt4(x: f64) -> String {
 pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
     let spec = &input.spec;
     let mut md = format!("# {}: reproduction report\n\n", input.title);
+    if !input.missing.is_empty() {
+        let expected: usize = input.expected.values().sum();
+        md += &format!(
+            "> **Partial report**: {} of the {expected} cells this report expects {} missing from the \
+             result store, so the means marked `(n/N folds)` cover fewer folds than the others \
+             (written with `--allow-partial`). Missing: {}.\n\n",
+            input.missing.len(),
+            if input.missing.len() == 1 { "is" } else { "are" },
+            input
+                .missing
+                .iter()
+                .map(|c| format!("{} fold {} {} ({})", c.dataset, c.fold, c.algorithm, c.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     md += &format!(
         "Written by `ltr report` from the result store of `{}` (experiment `{}`). \
          Every number is a mean over folds of per-query test metrics, with the sample standard \
@@ -129,6 +145,12 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
             }
         }
     }
+    for name in &input.not_run {
+        head.push(vec![
+            format!("Dataset {name}"),
+            "**not run**: not part of the last `ltr run` (left out with `--datasets`)".into(),
+        ]);
+    }
     if !input.run.failed.is_empty() {
         for f in &input.run.failed {
             head.push(vec![format!("Failed: {} fold {} {}", f.dataset, f.fold, f.label), f.error.clone()]);
@@ -193,8 +215,9 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
     let cells = ordered_cells(input);
     for d in &spec.datasets {
         let here: Vec<&Aggregate> = aggs.iter().filter(|a| &a.dataset == d).collect();
-        if here.is_empty() {
-            // Not run (unavailable): the published numbers alone, for reference.
+        let expected_here = spec.algorithms.iter().any(|a| input.expected_folds(d, &a.label) > 0);
+        if here.is_empty() && !expected_here {
+            // Not run (unavailable, or left out): the published numbers alone, for reference.
             if let Some(t) = published_table(input, d, &here) {
                 md += &format!("## {d} (not run here)\n\n{t}");
             }
@@ -205,11 +228,30 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
         let mut header = vec!["Algorithm".to_owned()];
         header.extend(METRICS.map(header_label));
         header.push("Fit s/fold".into());
-        let rows = here
+        // Spec order (the aggregates' order), with a row for an expected algorithm that has
+        // no cell at all (a partial report).
+        let mut rows: Vec<Vec<String>> = spec
+            .algorithms
+            .iter()
+            .filter(|e| !here.iter().any(|a| a.algorithm == e.label))
+            .filter_map(|e| {
+                let n = input.expected_folds(d, &e.label);
+                (n > 0).then(|| {
+                    let mut r = vec![e.label.clone()];
+                    r.extend(METRICS.map(|_| format!("- (0/{n} folds)")));
+                    r.push("-".into());
+                    r
+                })
+            })
+            .collect();
+        let rows_run: Vec<Vec<String>> = here
             .iter()
             .map(|a| {
+                let marker = folds_marker(input, a);
                 let mut r = vec![a.algorithm.clone()];
-                r.extend((0..METRICS.len()).map(|j| format!("{} ± {}", fmt4(a.mean[j]), fmt4(a.std[j]))));
+                r.extend(
+                    (0..METRICS.len()).map(|j| format!("{} ± {}{marker}", fmt4(a.mean[j]), fmt4(a.std[j]))),
+                );
                 let fits: Vec<f64> = cells
                     .iter()
                     .filter(|c| &c.dataset == d && c.label == a.algorithm)
@@ -225,6 +267,9 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
                 r
             })
             .collect();
+        let position = |r: &Vec<String>| spec.algorithms.iter().position(|e| e.label == r[0]);
+        rows.extend(rows_run);
+        rows.sort_by_key(position);
         md += &table(header, rows);
         md += "\n";
         md += &model_stats_table(input, d);
@@ -351,7 +396,9 @@ fn published_table(input: &ReportInput, d: &str, here: &[&Aggregate]) -> Option<
         return None;
     }
     let mut md = format!("### {d}: published reference numbers beside ours\n\n");
-    md += if here.is_empty() {
+    md += if here.is_empty() && input.not_run.iter().any(|n| n == d) {
+        "Not run here (left out of the last run): the published numbers, for reference.\n\n"
+    } else if here.is_empty() {
         "Not run here (the dataset was unavailable): the published numbers, for reference.\n\n"
     } else {
         "Each cell: ours / published / difference (ours - published). Published rows without a counterpart here are shown for reference.\n\n"
@@ -379,9 +426,10 @@ fn published_table(input: &ReportInput, d: &str, here: &[&Aggregate]) -> Option<
             let mut r = vec![name.clone(), a.algorithm.clone()];
             for m in PUBLISHED_METRICS {
                 let ours = a.mean_of(m);
+                let marker = folds_marker(input, a);
                 r.push(match p.metrics.get(m) {
-                    Some(v) => format!("{} / {v:.4} / {:+.4}", fmt4(ours), ours - v),
-                    None => format!("{} / - / -", fmt4(ours)),
+                    Some(v) => format!("{} / {v:.4} / {:+.4}{marker}", fmt4(ours), ours - v),
+                    None => format!("{} / - / -{marker}", fmt4(ours)),
                 });
             }
             rows.push(r);
@@ -400,6 +448,12 @@ fn sources_of(input: &ReportInput, rows: &[&crate::PublishedRow]) -> String {
         .map(|s| s.citation.clone())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// ` (n/N folds)` when an aggregate covers fewer folds than the report expects, else empty.
+fn folds_marker(input: &ReportInput, a: &Aggregate) -> String {
+    let n = input.expected_folds(&a.dataset, &a.algorithm);
+    if a.folds < n { format!(" ({}/{n} folds)", a.folds) } else { String::new() }
 }
 
 /// Keys whose values differ across grid points.

@@ -27,6 +27,14 @@ pub struct DataArgs {
     /// Data cache folder (default: $XDG_CACHE_HOME/ltr, else ~/.cache/ltr).
     #[arg(long, env = "LTR_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// A download slower than this many bytes per second, averaged over --speed-window, is
+    /// abandoned and resumed by the next attempt (0: no such rule).
+    #[arg(long, env = "LTR_MIN_SPEED", default_value_t = 10_000)]
+    pub min_speed: u64,
+    /// The seconds the --min-speed rule averages over (1 to 86400).
+    #[arg(long, env = "LTR_SPEED_WINDOW", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub speed_window: u64,
 }
 
 impl DataArgs {
@@ -38,6 +46,8 @@ impl DataArgs {
             None => default_data_dir(),
         };
         let mut opts = FetchOptions::new(data_dir);
+        opts.min_speed = self.min_speed;
+        opts.speed_window = std::time::Duration::from_secs(self.speed_window);
         if let Some(m) = self.mirror.as_ref().filter(|m| !m.trim().is_empty()) {
             opts.mirror = Some(m.parse::<Mirror>().map_err(|e| anyhow::anyhow!("--mirror {m}: {e}"))?);
         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use ltr_data::manifest::Manifest;
 use ltr_harness::runner::{DatasetStatus, RunOptions, RunRecord};
-use ltr_harness::spec::ExperimentSpec;
+use ltr_harness::spec::{ExperimentSpec, SpecLimits};
 use ltr_harness::store::ResultStore;
 use ltr_report::{Published, ReportInput};
 
@@ -25,19 +25,21 @@ impl Pipeline {
     /// Loads a spec by path, or by built-in name (preferring `experiments/<name>.toml` in the
     /// working directory, so edits there take effect), restricted to `datasets` and
     /// `algorithms` when they are not empty ([`Pipeline::from_spec`] adds its manifest).
+    /// `limits` bound what the spec may ask for (checked before its grids are expanded).
     pub fn load_spec(
         spec: &str,
         datasets: &[String],
         algorithms: &[String],
+        limits: &SpecLimits,
     ) -> anyhow::Result<ExperimentSpec> {
         let path = Path::new(spec);
         let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
         let mut spec = if path.is_file() {
-            ExperimentSpec::load(path)?
+            ExperimentSpec::load_with(path, limits)?
         } else if local.is_file() {
-            ExperimentSpec::load(&local)?
+            ExperimentSpec::load_with(&local, limits)?
         } else {
-            ExperimentSpec::builtin(spec)?
+            ExperimentSpec::builtin_with(spec, limits)?
         };
         if !datasets.is_empty() {
             spec.restrict_datasets(datasets)?;
@@ -72,6 +74,16 @@ impl Pipeline {
                     .with_context(|| format!("{}: collection `{}`", spec.source, spec.collection))?,
             ),
         };
+        // Before anything is fetched: a fold a dataset lacks is the spec's error. (A dataset
+        // the manifest does not know is reported unavailable by the resolution.)
+        if let Some(manifest) = &manifest {
+            for name in &spec.datasets {
+                if let Ok(entry) = manifest.dataset(name) {
+                    let has: Vec<u32> = (1..=entry.default_variant().folds).collect();
+                    spec.check_folds(&entry.name, &has)?;
+                }
+            }
+        }
         Ok(Self { spec, manifest })
     }
 
@@ -135,17 +147,24 @@ impl Pipeline {
     }
 
     /// Builds the report of the spec from the store under `results` and writes
-    /// `<out>/<name>.{md,json,csv}`; prints and returns the paths.
-    pub fn report(&self, results: &Path, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    /// `<out>/<name>.{md,json,csv}`; prints and returns the paths. Missing or damaged cells
+    /// fail it, naming each, unless `allow_partial` (then the report says so).
+    pub fn report(&self, results: &Path, out: &Path, allow_partial: bool) -> anyhow::Result<Vec<PathBuf>> {
         let store = ResultStore::open(results, &self.spec.name)?;
         let title = self.manifest.as_ref().map_or_else(|| self.spec.name.clone(), |m| m.title.clone());
-        let input = ReportInput::from_store(
+        let mut input = ReportInput::from_store(
             self.spec.clone(),
             &store,
             self.published()?,
             title,
             crate::cmd::code_version(),
         )?;
+        input.allow_partial = allow_partial;
+        if allow_partial {
+            for m in &input.missing {
+                log::warn!("partial report: missing {m}");
+            }
+        }
         let report = ltr_report::build(&input)?;
         let written = ltr_report::write(&report, out, &self.spec.name)?;
         for p in &written {

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use ltr_harness::spec::SpecLimits;
+
 use crate::cmd::pipeline::Pipeline;
 
 /// Arguments of `ltr report`.
@@ -19,11 +21,25 @@ pub struct Args {
     /// The collection manifest file the spec was run with (`ltr run --manifest`).
     #[arg(long)]
     manifest: Option<PathBuf>,
+    /// The most model fits (grid points x datasets x folds) the spec may describe (as for
+    /// `ltr run`).
+    #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
+    max_cells: u64,
+    /// Write the report even if cells it needs are missing or damaged in the store: a banner
+    /// at the top names them and every affected mean is marked `(n/N folds)`. Without it,
+    /// such a report fails, naming each missing cell.
+    #[arg(long)]
+    allow_partial: bool,
 }
 
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let spec = Pipeline::load_spec(&args.spec, &[], &[])?;
-    Pipeline::from_spec(spec, args.manifest.as_deref())?.report(&args.results, &args.out)?;
+    let limits = SpecLimits { max_cells: args.max_cells };
+    let spec = Pipeline::load_spec(&args.spec, &[], &[], &limits)?;
+    Pipeline::from_spec(spec, args.manifest.as_deref())?.report(
+        &args.results,
+        &args.out,
+        args.allow_partial,
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -15,13 +15,17 @@ pub struct Args {
     /// Folder for the report files.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
+    /// Write the report even if some cells are missing (e.g. failed): a banner names them and
+    /// every affected mean is marked `(n/N folds)`.
+    #[arg(long)]
+    allow_partial: bool,
 }
 
 /// Runs `ltr reproduce`: the run, then the report of what is in the store (also when some
 /// cells failed, so the report names them).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (pipeline, record) = args.run.execute(&args.collection)?;
-    pipeline.report(&args.run.results, &args.out)?;
+    pipeline.report(&args.run.results, &args.out, args.allow_partial)?;
     println!("{}: {:.1} s", pipeline.spec.name, record.wall_seconds);
     Ok(outcome(&record))
 }

@@ -7,7 +7,7 @@ use ltr_data::manifest::Manifest;
 use ltr_fetch::Source;
 use ltr_fetch::local::{LocalRequest, resolve_local};
 use ltr_harness::runner::{DatasetStatus, RunRecord};
-use ltr_harness::spec::ExperimentSpec;
+use ltr_harness::spec::{ExperimentSpec, SpecLimits};
 
 use crate::cmd::pipeline::Pipeline;
 use crate::cmd::{DataArgs, fetch};
@@ -37,6 +37,10 @@ pub struct RunArgs {
     /// manifest of the spec's collection.
     #[arg(long)]
     pub manifest: Option<PathBuf>,
+    /// The most model fits (grid points x datasets x folds) the spec may ask for; a spec
+    /// over it is refused before anything runs.
+    #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
+    pub max_cells: u64,
     #[command(flatten)]
     pub data: DataArgs,
 }
@@ -45,7 +49,8 @@ impl RunArgs {
     /// Loads the spec (restricted by `--datasets`, `--algorithms`) and its manifest, resolves
     /// the datasets and runs every cell.
     pub fn execute(&self, spec: &str) -> anyhow::Result<(Pipeline, RunRecord)> {
-        let spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms)?;
+        let limits = SpecLimits { max_cells: self.max_cells };
+        let spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms, &limits)?;
         let pipeline = Pipeline::from_spec(spec, self.manifest.as_deref())?;
         let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), self)?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
@@ -90,7 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 pipeline.spec.folds = d.folds.iter().map(|f| f.fold).collect();
             }
             let record = pipeline.run(&datasets, &args.run.results, args.run.force)?;
-            pipeline.report(&args.run.results, &args.run.results)?;
+            pipeline.report(&args.run.results, &args.run.results, false)?;
             (pipeline, record)
         }
         (None, None) => anyhow::bail!("give an experiment spec or --data"),

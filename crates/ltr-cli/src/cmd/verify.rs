@@ -1,20 +1,22 @@
 //! `ltr verify [RESULTS] [--data [--data-dir DIR]]`: check that what is on disk is what was
 //! recorded.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use ltr_data::manifest::{BUILTIN, Manifest};
 use ltr_fetch::DataCache;
 use ltr_fetch::cache::Check;
+use ltr_harness::store::{ResultStore, verify_store};
 
 use crate::cmd::DataArgs;
 
 /// Arguments of `ltr verify`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A result store folder to check.
+    /// A result store to check (`results/letor3`), or a folder of them (`results`): every
+    /// cell's hashes, and its saved scores and model re-evaluated on its test file.
     pub results: Option<PathBuf>,
     /// Hash every file of the data cache again and compare it with the manifests' (or the
     /// locally recorded) sha256.
@@ -35,16 +37,66 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sound &= verify_data(&args)?;
     }
     if let Some(results) = &args.results {
-        bail!("checking a result store ({}) is not available yet; `ltr verify --data` is", results.display());
+        sound &= verify_results(results)?;
     }
     Ok(if sound { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Checks one result store, or every store in a folder: prints a line per bad cell (`BAD`),
+/// per cell that could not be re-evaluated (`NOTE`), and a summary per store. Returns
+/// whether every cell is sound.
+fn verify_results(path: &Path) -> anyhow::Result<bool> {
+    let is_store = |p: &Path| p.join("cells").is_dir();
+    let stores: Vec<PathBuf> = if is_store(path) {
+        vec![path.to_owned()]
+    } else {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| is_store(p))
+            .collect();
+        found.sort();
+        found
+    };
+    if stores.is_empty() {
+        bail!("{}: not a result store (no cells/ folder), and holds none", path.display());
+    }
+    let mut sound = true;
+    for dir in stores {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let base = dir.parent().unwrap_or(Path::new("."));
+        let store = ResultStore::open(base, &name)?;
+        let v = verify_store(&store, true)?;
+        for b in &v.bad {
+            let cell = if b.cell.is_empty() { String::new() } else { format!(" {}", b.cell) };
+            println!("BAD {}/{}{cell}: {}", name, b.key, b.problem);
+        }
+        for (key, why) in &v.not_reevaluated {
+            println!("NOTE {name}/{key}: hashes match, not re-evaluated: {why}");
+        }
+        println!(
+            "result store {}: {} cells, {} sound, {} bad; {} re-evaluated against their test files",
+            dir.display(),
+            v.checked,
+            v.sound,
+            v.bad.len(),
+            v.reevaluated
+        );
+        sound &= v.bad.is_empty();
+    }
+    if !sound {
+        println!("`ltr run` recomputes missing and damaged cells");
+    }
+    Ok(sound)
 }
 
 /// Rehashes the data cache and prints every file that is not right, then a summary.
 /// Returns whether nothing is damaged or missing (files without a known hash are listed
 /// but are not a failure).
 fn verify_data(args: &Args) -> anyhow::Result<bool> {
-    let opts = DataArgs { mirror: None, data_dir: args.data_dir.clone() }.fetch_options()?;
+    let opts = DataArgs { mirror: None, data_dir: args.data_dir.clone(), min_speed: 0, speed_window: 60 }
+        .fetch_options()?;
     let cache = DataCache::new(&opts.data_dir);
     let manifests = BUILTIN.iter().map(|(name, _)| Manifest::builtin(name)).collect::<Result<Vec<_>, _>>()?;
     let findings = cache.verify_all(&manifests)?;
