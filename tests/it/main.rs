@@ -7,6 +7,7 @@
 mod cli_eval;
 mod cli_fetch;
 mod common;
+mod compare;
 mod data;
 mod eval_golden;
 mod harness;

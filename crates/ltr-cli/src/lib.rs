@@ -46,6 +46,8 @@ enum Command {
     Predict(cmd::predict::Args),
     /// Evaluate a score file against a LETOR file, like the official evaluation scripts.
     Eval(cmd::eval::Args),
+    /// Compare score files of any tools on one feature file, with significance tests.
+    Compare(cmd::compare::Args),
     /// Check what is on disk against what was recorded (--data: rehash the data cache).
     Verify(cmd::verify::Args),
     /// List the registered algorithms with every parameter: default, valid range, meaning.
@@ -71,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Train(args) => cmd::train::run(args),
         Command::Predict(args) => cmd::predict::run(args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Algorithms => list_algorithms(),
     };

@@ -47,6 +47,9 @@ pub struct ReportJson<'a> {
     pub published: Vec<&'a PublishedRow>,
     /// Cells that failed.
     pub failed: &'a [FailedCell],
+    /// Significance tests against the baseline (and all pairs when asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub significance: Option<&'a crate::Significance>,
 }
 
 /// A dataset of the run.
@@ -200,6 +203,7 @@ pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> Rep
         model_statistics: crate::model_stat_rows(input),
         published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
         failed: &input.run.failed,
+        significance: None,
     }
 }
 
