@@ -30,10 +30,11 @@ pub fn to_parquet(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
 pub fn write(frame: &DataFrame, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
     let mut written = Vec::new();
-    let mut files = Vec::new();
-    #[cfg(feature = "parquet")]
-    files.push(("per_query.parquet", to_parquet(frame)?));
-    files.push(("per_query.csv", to_csv(frame)?));
+    let files = vec![
+        #[cfg(feature = "parquet")]
+        ("per_query.parquet", to_parquet(frame)?),
+        ("per_query.csv", to_csv(frame)?),
+    ];
     for (file, bytes) in files {
         let path = dir.join(file);
         ltr_harness::store::write_atomic(&path, &bytes)?;

@@ -312,13 +312,12 @@ pub fn tukey_hsd(systems: &[&[f64]], permutations: usize, seed: u64) -> Result<V
         hits
     });
     let mut p = vec![vec![1.0; m]; m];
-    let mut k = 0;
-    for i in 0..m {
-        for j in i + 1..m {
-            let v = (1 + counts[k]) as f64 / (1 + permutations) as f64;
+    let mut pairs = (0..m).flat_map(|i| (i + 1..m).map(move |j| (i, j)));
+    for hits in counts {
+        if let Some((i, j)) = pairs.next() {
+            let v = (1 + hits) as f64 / (1 + permutations) as f64;
             p[i][j] = v;
             p[j][i] = v;
-            k += 1;
         }
     }
     Ok(p)
