@@ -8,6 +8,7 @@ mod cli_eval;
 mod cli_fetch;
 mod cli_robust;
 mod common;
+mod compare;
 mod data;
 mod eval_golden;
 mod harness;

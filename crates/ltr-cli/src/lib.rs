@@ -78,6 +78,8 @@ enum Command {
     Predict(cmd::predict::Args),
     /// Evaluate a score file against a LETOR file, like the official evaluation scripts.
     Eval(cmd::eval::Args),
+    /// Compare score files of any tools on one feature file, with significance tests.
+    Compare(cmd::compare::Args),
     /// Check what is on disk against what was recorded (--data: rehash the data cache).
     Verify(cmd::verify::Args),
     /// Write synthetic LETOR folds with the shape of a large collection (MSLR-WEB, Yahoo!, Istella).
@@ -112,6 +114,7 @@ pub fn main() -> ExitCode {
         Command::Train(args) => cmd::train::run(args),
         Command::Predict(args) => cmd::predict::run(args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Algorithms => list_algorithms(),

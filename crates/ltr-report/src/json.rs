@@ -50,6 +50,9 @@ pub struct ReportJson<'a> {
     /// Expected cells missing from the store (a partial report; absent when complete).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub missing: &'a [MissingCell],
+    /// Significance tests against the baseline (and all pairs when asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub significance: Option<&'a crate::Significance>,
 }
 
 /// A dataset of the run.
@@ -211,6 +214,7 @@ pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> Rep
         published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
         failed: &input.run.failed,
         missing: &input.missing,
+        significance: None,
     }
 }
 

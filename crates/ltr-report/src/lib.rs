@@ -17,8 +17,10 @@
 pub mod aggregate;
 pub mod check;
 pub mod json;
+pub mod per_query;
 pub mod published;
 mod render;
+pub mod significance;
 mod values;
 
 use std::collections::BTreeMap;
@@ -34,6 +36,7 @@ pub use aggregate::{Aggregate, FoldRow, METRICS};
 pub use check::{CheckOutcome, MeanRow, MeansFile, Moved, compare};
 pub use published::{Published, PublishedRow};
 pub use render::describe;
+pub use significance::{Significance, SignificanceConfig};
 pub use values::MetricValues;
 
 /// Errors of the report layer.
@@ -247,21 +250,35 @@ pub struct Report {
     pub json: String,
     /// Deterministic CSV (means and standard deviations).
     pub csv: String,
+    /// Every test query of every cell ([`aggregate::query_frame`]), written beside the
+    /// report as parquet and CSV.
+    pub per_query: polars::prelude::DataFrame,
 }
 
 fn fold_rows(input: &ReportInput) -> Vec<FoldRow> {
     ordered_cells(input).into_iter().map(FoldRow::of).collect()
 }
 
-/// Builds the report. Fails naming every missing cell unless [`ReportInput::allow_partial`]
-/// is set; a partial report says so at its top and marks every affected mean `(n/N folds)`.
+/// Builds the report with the default significance tests (paired t-test against the first
+/// algorithm, Holm-corrected, seeded by the spec's seed).
 pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
+    build_with(input, &SignificanceConfig { seed: input.spec.seed, ..SignificanceConfig::default() })
+}
+
+/// Builds the report with the given significance configuration. Fails naming every missing
+/// cell unless [`ReportInput::allow_partial`] is set; a partial report says so at its top and
+/// marks every affected mean `(n/N folds)`.
+pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Report, ReportError> {
     if !input.missing.is_empty() && !input.allow_partial {
         return Err(ReportError::MissingCells(input.missing.clone()));
     }
+    let per_query = input.query_frame()?;
     let aggs = aggregate::aggregate(&fold_rows(input))?;
-    let markdown = render::markdown(input, &aggs);
-    let json = json::to_text(&json::document(input, &aggs))?;
+    let significance = significance::from_query_frame(&per_query, sig)?;
+    let markdown = render::markdown(input, &aggs, Some(&significance));
+    let mut doc = json::document(input, &aggs);
+    doc.significance = Some(&significance);
+    let json = json::to_text(&doc)?;
     let family: Vec<String> =
         aggs.iter().map(|a| algorithm_info(input, &a.algorithm).family.to_string()).collect();
     let conventions: Vec<String> = aggs
@@ -269,7 +286,7 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         .map(|a| convention_of(input, &a.dataset).map(|c| c.to_string()).unwrap_or_default())
         .collect();
     let csv = aggregate::to_csv(&aggs, &[("family", family), ("convention", conventions)])?;
-    Ok(Report { markdown, json, csv })
+    Ok(Report { markdown, json, csv, per_query })
 }
 
 /// One model statistic of one algorithm on one dataset, over the folds that have it.
@@ -356,7 +373,8 @@ pub(crate) fn convention_of(input: &ReportInput, dataset: &str) -> Option<Conven
     input.cells.iter().find(|c| c.dataset == dataset).map(|c| c.eval.convention).or(input.spec.convention)
 }
 
-/// Writes `<dir>/<name>.md`, `.json` and `.csv`.
+/// Writes `<dir>/<name>.md`, `.json` and `.csv`, and the per-query data as
+/// `<dir>/<name>/per_query.parquet` and `.csv`.
 pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, ReportError> {
     // The name is a file name in `dir`, never a path out of it.
     ltr_harness::spec::check_name(name)
@@ -368,6 +386,7 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
         ltr_harness::store::write_atomic(&path, text.as_bytes())?;
         written.push(path);
     }
+    written.extend(per_query::write(&report.per_query, &dir.join(name))?);
     Ok(written)
 }
 

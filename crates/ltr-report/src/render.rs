@@ -22,7 +22,7 @@ fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
 }
 
 /// A metric's column header (`NDCG@10`, `P@3`, `MAP`).
-fn header_label(metric: Metric) -> String {
+pub(crate) fn header_label(metric: Metric) -> String {
     match metric {
         Metric::Map => "MAP".into(),
         Metric::Mrr => "MRR".into(),
@@ -36,6 +36,9 @@ fn header_label(metric: Metric) -> String {
 /// The metrics of the published-numbers tables (papers rarely report P@k).
 const PUBLISHED_METRICS: [Metric; 5] =
     [Metric::Ndcg(1), Metric::Ndcg(3), Metric::Ndcg(5), Metric::Ndcg(10), Metric::Map];
+
+/// The metrics of the difference-from-baseline tables.
+const SIGNIFICANCE_METRICS: [Metric; 2] = [Metric::Ndcg(10), Metric::Map];
 
 /// What a convention means, in one line.
 pub fn describe(convention: Convention) -> &'static str {
@@ -59,7 +62,7 @@ fn fmt4(x: f64) -> String {
     if x.is_nan() { "-".into() } else { format!("{x:.4}") }
 }
 
-pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
+pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate], sig: Option<&crate::Significance>) -> String {
     let spec = &input.spec;
     let mut md = format!("# {}: reproduction report\n\n", input.title);
     if !input.missing.is_empty() {
@@ -84,6 +87,9 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
          deviation over folds; hyperparameters were selected on each fold's validation split.\n\n",
         spec.source, spec.name
     );
+    if let Some(s) = sig {
+        md += &s.explanation();
+    }
 
     // Header.
     // By convention name, so the rows come in the same order whatever the spec's order.
@@ -249,9 +255,10 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
             .map(|a| {
                 let marker = folds_marker(input, a);
                 let mut r = vec![a.algorithm.clone()];
-                r.extend(
-                    (0..METRICS.len()).map(|j| format!("{} ± {}{marker}", fmt4(a.mean[j]), fmt4(a.std[j]))),
-                );
+                r.extend((0..METRICS.len()).map(|j| {
+                    let marks = sig.map(|s| s.marks(d, &a.algorithm, METRICS[j])).unwrap_or_default();
+                    format!("{}{marks} ± {}{marker}", fmt4(a.mean[j]), fmt4(a.std[j]))
+                }));
                 let fits: Vec<f64> = cells
                     .iter()
                     .filter(|c| &c.dataset == d && c.label == a.algorithm)
@@ -272,6 +279,9 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate]) -> String {
         rows.sort_by_key(position);
         md += &table(header, rows);
         md += "\n";
+        if let Some(s) = sig {
+            md += &s.dataset_section(d, &SIGNIFICANCE_METRICS);
+        }
         md += &model_stats_table(input, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();

@@ -1,6 +1,7 @@
 //! One module per subcommand: `Args` (clap) and `run`.
 
 pub mod check;
+pub mod compare;
 pub mod eval;
 pub mod fetch;
 pub mod pipeline;

@@ -1,0 +1,276 @@
+//! `ltr compare FEATURE_FILE NAME=SCORES [NAME=SCORES ...]`: score files of any tool evaluated
+//! under one convention, with the significance tests of the reports.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use ltr_data::scores::read_scores_for;
+use ltr_data::{ReadOptions, read_file};
+use ltr_metrics::{Convention, EvalConfig, Metric, evaluate_dataset};
+use ltr_report::significance::{Comparison, MetricTests, SignificanceConfig, format_p, letter, test_metric};
+use ltr_stats::PairedTest;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned text.
+    Text,
+    /// Markdown tables.
+    Markdown,
+    /// JSON (p-values in `p_value`, Holm-corrected in `p_holm`).
+    Json,
+}
+
+/// The test against the baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestArg {
+    /// Paired two-sided Student t-test.
+    T,
+    /// Fisher's paired randomisation test (seeded).
+    Randomization,
+}
+
+/// Arguments of `ltr compare`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// LETOR feature file (plain or .gz) with labels, qids and docids.
+    feature_file: PathBuf,
+    /// Score files as NAME=PATH (one score per line in the feature file's order, or
+    /// RankLib's 3-column output); the first is the baseline unless --baseline names one.
+    #[arg(required = true, value_name = "NAME=SCORES")]
+    systems: Vec<String>,
+    /// The baseline's name.
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Metric convention (default: the suite's default, letor3).
+    #[arg(long, default_value_t = ltr_metrics::DEFAULT_CONVENTION)]
+    convention: Convention,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// The paired test against the baseline (Holm-corrected across the systems).
+    #[arg(long, value_enum, default_value_t = TestArg::T)]
+    test: TestArg,
+    /// Also compare all pairs with the randomised Tukey HSD test, and mark from it.
+    #[arg(long)]
+    all_pairs: bool,
+    /// Permutations of the randomised tests.
+    #[arg(long, default_value_t = ltr_stats::DEFAULT_PERMUTATIONS)]
+    permutations: usize,
+    /// Seed of the randomised tests.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+/// Upper bound on --permutations: far beyond any useful precision, and it bounds run time.
+const MAX_PERMUTATIONS: usize = 10_000_000;
+/// Upper bound on the number of score files (letters and tables stay readable).
+const MAX_SYSTEMS: usize = 64;
+
+/// Runs `ltr compare`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.permutations == 0 || args.permutations > MAX_PERMUTATIONS {
+        bail!("--permutations must be between 1 and {MAX_PERMUTATIONS}");
+    }
+    if args.systems.len() > MAX_SYSTEMS {
+        bail!("at most {MAX_SYSTEMS} score files");
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for s in &args.systems {
+        let Some((name, path)) = s.split_once('=').filter(|(n, p)| !n.is_empty() && !p.is_empty()) else {
+            bail!("`{s}`: expected NAME=SCORE_FILE");
+        };
+        if names.iter().any(|n| n == name) {
+            bail!("the name `{name}` is given twice");
+        }
+        names.push(name.to_owned());
+        paths.push(PathBuf::from(path));
+    }
+    let baseline = match &args.baseline {
+        Some(b) => names
+            .iter()
+            .position(|n| n == b)
+            .with_context(|| format!("--baseline {b}: not one of {}", names.join(", ")))?,
+        None => 0,
+    };
+    let cfg = EvalConfig::official(args.convention);
+    let data = read_file(&args.feature_file, &ReadOptions::default())
+        .with_context(|| format!("reading feature file {}", args.feature_file.display()))?
+        .dataset;
+    let mut evals = Vec::with_capacity(paths.len());
+    for p in &paths {
+        let scores = read_scores_for(p, &data, &p.display().to_string())?;
+        evals.push(
+            evaluate_dataset(&data, &scores, &cfg).with_context(|| format!("evaluating {}", p.display()))?,
+        );
+    }
+    let sig = SignificanceConfig {
+        test: match args.test {
+            TestArg::T => PairedTest::T,
+            TestArg::Randomization => PairedTest::Randomization,
+        },
+        all_pairs: args.all_pairs,
+        baseline: Some(names[baseline].clone()),
+        permutations: args.permutations,
+        seed: args.seed,
+        alpha: ltr_stats::ALPHA,
+    };
+
+    let metrics = Metric::REPORT;
+    let mut tests: Vec<Option<MetricTests>> = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        // Queries every system has a finite value for (all of them under the official
+        // conventions), in file order.
+        let n = evals[0].per_query.len();
+        let mut columns: Vec<Vec<f64>> = vec![Vec::with_capacity(n); evals.len()];
+        for q in 0..n {
+            let row: Vec<f64> = evals
+                .iter()
+                .map(|e| e.per_query.get(q).and_then(|x| m.of_query(x)).unwrap_or(f64::NAN))
+                .collect();
+            if row.iter().all(|x| x.is_finite()) {
+                for (c, x) in columns.iter_mut().zip(row) {
+                    c.push(x);
+                }
+            }
+        }
+        let seed = ltr_core::derive_seed(args.seed, &["compare", &m.to_string()]);
+        tests.push(if names.len() < 2 {
+            None
+        } else {
+            match test_metric(&names, &columns, baseline, &m.to_string(), &sig, seed) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    log::warn!("{m}: no significance test ({e})");
+                    None
+                }
+            }
+        });
+    }
+    let means: Vec<Vec<f64>> = evals
+        .iter()
+        .map(|e| metrics.iter().map(|m| m.of_summary(&e.summary).unwrap_or(f64::NAN)).collect())
+        .collect();
+    let marks = |s: usize, j: usize| -> String {
+        tests[j].as_ref().map_or(String::new(), |t| t.beats[s].iter().map(|&b| letter(b)).collect())
+    };
+    let comparisons: Vec<&Comparison> =
+        tests.iter().flatten().flat_map(|t| t.vs_baseline.iter().flatten()).collect();
+
+    let text = match args.format {
+        Format::Json => {
+            let systems: Vec<serde_json::Value> = names
+                .iter()
+                .enumerate()
+                .map(|(s, n)| {
+                    let m: serde_json::Map<String, serde_json::Value> =
+                        metrics.iter().zip(&means[s]).map(|(m, v)| (m.to_string(), (*v).into())).collect();
+                    serde_json::json!({
+                        "name": n, "letter": letter(s), "scores": paths[s], "means": m,
+                        "better_than": metrics.iter().enumerate()
+                            .map(|(j, m)| (m.to_string(), tests[j].as_ref()
+                                .map_or(Vec::new(), |t| t.beats[s].iter().map(|&b| names[b].clone()).collect())))
+                            .filter(|(_, v)| !v.is_empty())
+                            .map(|(k, v)| (k, serde_json::Value::from(v)))
+                            .collect::<serde_json::Map<String, serde_json::Value>>(),
+                    })
+                })
+                .collect();
+            let mut pairs = Vec::new();
+            for (j, t) in tests.iter().enumerate() {
+                if let Some(p) = t.as_ref().and_then(|t| t.pairs.as_ref()) {
+                    for a in 0..names.len() {
+                        for b in a + 1..names.len() {
+                            pairs.push(serde_json::json!({
+                                "metric": metrics[j].to_string(), "a": names[a], "b": names[b], "p_value": p[a][b],
+                            }));
+                        }
+                    }
+                }
+            }
+            let doc = serde_json::json!({
+                "feature_file": args.feature_file,
+                "convention": args.convention,
+                "queries": data.n_queries(),
+                "baseline": names[baseline],
+                "test": sig.test.name(),
+                "alpha": sig.alpha,
+                "permutations": (sig.test == PairedTest::Randomization || sig.all_pairs).then_some(sig.permutations),
+                "systems": systems,
+                "comparisons": comparisons,
+                "pairs": if args.all_pairs { Some(pairs) } else { None },
+            });
+            serde_json::to_string_pretty(&doc)? + "\n"
+        }
+        Format::Text | Format::Markdown => {
+            let md = args.format == Format::Markdown;
+            let mut header = vec!["System".to_owned()];
+            header.extend(metrics.iter().map(|m| m.to_string()));
+            let rows: Vec<Vec<String>> = names
+                .iter()
+                .enumerate()
+                .map(|(s, n)| {
+                    let mut r = vec![format!("{} {n}", letter(s))];
+                    r.extend(metrics.iter().enumerate().map(|(j, _)| {
+                        let k = marks(s, j);
+                        match (k.is_empty(), md) {
+                            (true, _) => format!("{:.4}", means[s][j]),
+                            (false, true) => format!("{:.4}<sup>{k}</sup>", means[s][j]),
+                            (false, false) => format!("{:.4}^{k}", means[s][j]),
+                        }
+                    }));
+                    r
+                })
+                .collect();
+            let mut out = format!(
+                "{} queries, {} convention; baseline {}; {} test, Holm-corrected, alpha {}{}\n\n",
+                data.n_queries(),
+                args.convention,
+                names[baseline],
+                sig.test.name(),
+                sig.alpha,
+                if args.all_pairs { "; marks from the randomised Tukey HSD test over all pairs" } else { "" },
+            );
+            out += &render_table(header, rows, md);
+            out += "\nA letter on a value: significantly better than the system of that letter.\n\n";
+            let mut header = vec!["System".to_owned(), "Metric".into(), "Δ".into(), "95% CI".into()];
+            header.extend(["d".into(), "p".into(), "p (Holm)".into()]);
+            let rows = comparisons
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.algorithm.clone(),
+                        c.metric.clone(),
+                        format!("{:+.4}", c.mean_diff),
+                        format!("[{:+.4}, {:+.4}]", c.ci_low, c.ci_high),
+                        format!("{:.2}", c.cohens_d),
+                        format_p(c.p_value),
+                        format_p(c.p_holm),
+                    ]
+                })
+                .collect();
+            out += &render_table(header, rows, md);
+            out
+        }
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_table(header: Vec<String>, rows: Vec<Vec<String>>, markdown: bool) -> String {
+    let mut b = tabled::builder::Builder::default();
+    b.push_record(header);
+    for r in rows {
+        b.push_record(r);
+    }
+    let mut t = b.build();
+    if markdown {
+        t.with(tabled::settings::Style::markdown());
+    } else {
+        t.with(tabled::settings::Style::blank());
+    }
+    t.to_string() + "\n"
+}
