@@ -5,6 +5,7 @@
 //! the official scripts' outputs are committed under `tests/fixtures/`. Nothing is skipped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod algorithms;
 mod cli_eval;
 mod cli_fetch;
 mod common;
