@@ -1,8 +1,9 @@
-//! `ltr eval` as a process, against the golden outputs.
+//! `ltr eval` as a process, against the golden outputs (`tests/fixtures/eval-golden`), on the
+//! Fold1 test files rebuilt from the embedded pieces.
 
 use std::process::Command;
 
-use crate::common::{mirror, mirror_file, shared};
+use crate::common::{fold_file, golden_dir};
 
 fn ltr() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ltr"))
@@ -10,17 +11,13 @@ fn ltr() -> Command {
 
 #[test]
 fn official_format_is_byte_identical_for_both_scripts() {
-    let Some(mirror) = mirror() else { return };
-    let cases = [
-        ("letor3", "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt", "ohsumed-fold1-test"),
-        ("letor4", "letor4/MQ2008/Fold1/test.txt", "mq2008-fold1-test"),
-    ];
-    for (conv, rel, stem) in cases {
+    let cases = [("letor3", "OHSUMED", "ohsumed-fold1-test"), ("letor4", "MQ2008", "mq2008-fold1-test")];
+    for (conv, dataset, stem) in cases {
         for kind in ["ties", "continuous"] {
-            let golden_dir = shared().join("eval-golden");
+            let golden_dir = golden_dir();
             let out = ltr()
                 .arg("eval")
-                .arg(mirror_file(&mirror, rel))
+                .arg(fold_file(conv, dataset, 1, "test"))
                 .arg(golden_dir.join(format!("{stem}.{kind}.scores")))
                 .args(["--convention", conv, "--format", "official", "--per-query"])
                 .output()
@@ -35,10 +32,8 @@ fn official_format_is_byte_identical_for_both_scripts() {
 
 #[test]
 fn json_and_text_formats_carry_full_precision() {
-    let Some(mirror) = mirror() else { return };
-    let golden_dir = shared().join("eval-golden");
-    let feature = mirror_file(&mirror, "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt");
-    let scores = golden_dir.join("ohsumed-fold1-test.ties.scores");
+    let feature = fold_file("letor3", "OHSUMED", 1, "test");
+    let scores = golden_dir().join("ohsumed-fold1-test.ties.scores");
     let out = ltr().arg("eval").arg(&feature).arg(&scores).args(["--format", "json"]).output().unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -53,9 +48,8 @@ fn json_and_text_formats_carry_full_precision() {
 
 #[test]
 fn bad_inputs_fail_with_one_clear_line() {
-    let Some(mirror) = mirror() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let feature = mirror_file(&mirror, "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt");
+    let feature = fold_file("letor3", "OHSUMED", 1, "test");
     let short = dir.path().join("short.scores");
     std::fs::write(&short, "1\n2\n").unwrap();
     let out = ltr().arg("eval").arg(&feature).arg(&short).output().unwrap();

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{mirror, mirror_file};
+use crate::common::fold_file;
 
 fn ltr() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ltr"))
@@ -40,8 +40,7 @@ fn json(args: &[&std::ffi::OsStr], threads: &str) -> (serde_json::Value, Vec<u8>
 
 #[test]
 fn a_shuffled_copy_is_significantly_worse_and_identical_files_are_not() {
-    let Some(mirror) = mirror() else { return };
-    let feature = mirror_file(&mirror, "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt");
+    let feature = fold_file("letor3", "OHSUMED", 1, "test");
     let dir = tempfile::tempdir().unwrap();
     let (good, shuffled) = score_files(&feature, dir.path());
     let sys = |name: &str, p: &Path| format!("{name}={}", p.display());
@@ -72,8 +71,7 @@ fn a_shuffled_copy_is_significantly_worse_and_identical_files_are_not() {
 
 #[test]
 fn randomisation_p_values_do_not_depend_on_threads_or_runs() {
-    let Some(mirror) = mirror() else { return };
-    let feature = mirror_file(&mirror, "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt");
+    let feature = fold_file("letor3", "OHSUMED", 1, "test");
     let dir = tempfile::tempdir().unwrap();
     let (good, shuffled) = score_files(&feature, dir.path());
     // Close systems, so the p-values are neither 1 nor the floor.

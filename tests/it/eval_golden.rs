@@ -1,32 +1,34 @@
-//! `ltr eval` against the official scripts' recorded output (`../shared/eval-golden`).
+//! `ltr eval` against the official scripts' recorded output (`tests/fixtures/eval-golden`), on
+//! the Fold1 test files rebuilt from the embedded pieces.
 
 use ltr_data::scores::read_scores;
 use ltr_data::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
 use ltr_metrics::{Convention, EvalConfig, Evaluation, evaluate_dataset};
 
-use crate::common::{mirror, mirror_file, shared};
+use crate::common::{fold_file, golden_dir};
 
-const CASES: [(&str, &str, Convention); 2] = [
-    ("ohsumed-fold1-test", "letor3/OHSUMED/QueryLevelNorm/Fold1/test.txt", Convention::Letor3),
-    ("mq2008-fold1-test", "letor4/MQ2008/Fold1/test.txt", Convention::Letor4),
+/// (golden file stem, collection, dataset, convention): the Fold1 test file of each.
+const CASES: [(&str, &str, &str, Convention); 2] = [
+    ("ohsumed-fold1-test", "letor3", "OHSUMED", Convention::Letor3),
+    ("mq2008-fold1-test", "letor4", "MQ2008", Convention::Letor4),
 ];
 
-fn evaluate_case(feature_rel: &str, scores: &str, conv: Convention) -> Option<Evaluation> {
-    let mirror = mirror()?;
-    let data = read_file(&mirror_file(&mirror, feature_rel), &ReadOptions::default()).unwrap().dataset;
-    let scores = read_scores(&shared().join("eval-golden").join(scores)).unwrap();
-    Some(evaluate_dataset(&data, &scores, &EvalConfig::official(conv)).unwrap())
+fn evaluate_case(collection: &str, dataset: &str, scores: &str, conv: Convention) -> Evaluation {
+    let feature = fold_file(collection, dataset, 1, "test");
+    let data = read_file(&feature, &ReadOptions::default()).unwrap().dataset;
+    let scores = read_scores(&golden_dir().join(scores)).unwrap();
+    evaluate_dataset(&data, &scores, &EvalConfig::official(conv)).unwrap()
 }
 
 /// The official output, byte for byte, for both score files and both flags.
 #[test]
 fn script_layout_is_byte_identical() {
-    for (stem, rel, conv) in CASES {
+    for (stem, collection, dataset, conv) in CASES {
         for kind in ["ties", "continuous"] {
-            let Some(eval) = evaluate_case(rel, &format!("{stem}.{kind}.scores"), conv) else { return };
+            let eval = evaluate_case(collection, dataset, &format!("{stem}.{kind}.scores"), conv);
             for (per_query, suffix) in [(false, "official.txt"), (true, "official-perquery.txt")] {
-                let golden_path = shared().join("eval-golden").join(format!("{stem}.{kind}.{suffix}"));
+                let golden_path = golden_dir().join(format!("{stem}.{kind}.{suffix}"));
                 let golden = std::fs::read_to_string(&golden_path).unwrap();
                 let ours = render(&eval, per_query, Digits::Script);
                 if ours != golden {
@@ -48,18 +50,13 @@ fn script_layout_is_byte_identical() {
 /// with the 4.0 script's 4 decimals to half a unit in the last place.
 #[test]
 fn full_precision_numbers_agree() {
-    for (stem, rel, conv) in CASES {
+    for (stem, collection, dataset, conv) in CASES {
         for kind in ["ties", "continuous"] {
-            let Some(eval) = evaluate_case(rel, &format!("{stem}.{kind}.scores"), conv) else { return };
-            let golden = std::fs::read_to_string(
-                shared().join("eval-golden").join(format!("{stem}.{kind}.official.txt")),
-            )
-            .unwrap();
-            let theirs: Vec<f64> = golden
-                .split(['\t', '\n'])
-                .filter_map(|t| t.trim().parse::<f64>().ok())
-                .filter(|_| true)
-                .collect();
+            let eval = evaluate_case(collection, dataset, &format!("{stem}.{kind}.scores"), conv);
+            let golden =
+                std::fs::read_to_string(golden_dir().join(format!("{stem}.{kind}.official.txt"))).unwrap();
+            let theirs: Vec<f64> =
+                golden.split(['\t', '\n']).filter_map(|t| t.trim().parse::<f64>().ok()).collect();
             let ours_text = render(&eval, false, Digits::Full);
             let ours: Vec<f64> =
                 ours_text.split(['\t', '\n']).filter_map(|t| t.trim().parse::<f64>().ok()).collect();

@@ -7,27 +7,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::mirror;
-
-/// A private data cache, result store and report folder, with OHSUMED installed.
+/// A private data cache, result store and report folder; no mirror.
 pub(crate) struct Env {
     dir: tempfile::TempDir,
-    mirror: PathBuf,
 }
 
 impl Env {
-    pub(crate) fn new() -> Option<Self> {
-        let mirror = mirror()?;
-        let env = Self { dir: tempfile::tempdir().unwrap(), mirror };
+    /// With OHSUMED installed by `ltr fetch` from the data compiled into `ltr`.
+    pub(crate) fn new() -> Self {
+        let env = Self::bare();
         let out = env.ltr(&["fetch", "letor3", "--datasets", "OHSUMED"], None);
         assert!(out.status.success(), "fetch: {}", String::from_utf8_lossy(&out.stderr));
-        Some(env)
+        env
     }
 
     /// Private folders and no data: for commands that must not need any.
     pub(crate) fn bare() -> Self {
-        // An empty LTR_MIRROR means no mirror.
-        Self { dir: tempfile::tempdir().unwrap(), mirror: PathBuf::new() }
+        Self { dir: tempfile::tempdir().unwrap() }
     }
 
     pub(crate) fn path(&self, p: &str) -> PathBuf {
@@ -39,7 +35,8 @@ impl Env {
         c.args(args)
             .current_dir(self.dir.path())
             .env("LTR_DATA_DIR", self.path("data"))
-            .env("LTR_MIRROR", &self.mirror)
+            // An empty LTR_MIRROR means no mirror.
+            .env("LTR_MIRROR", "")
             .env("LTR_RESULTS_DIR", self.path("results"))
             .env("CI", "1")
             .env_remove("RUST_LOG");
@@ -105,7 +102,7 @@ fn run_and_report(env: &Env, spec: &Path, results: &str, out: &str, threads: usi
 
 #[test]
 fn results_are_byte_identical_across_runs_and_thread_counts() {
-    let Some(env) = Env::new() else { return };
+    let env = Env::new();
     let spec = env.spec("small", SPEC);
     let one = run_and_report(&env, &spec, "r1", "o1", 1);
     let two = run_and_report(&env, &spec, "r2", "o2", 2);
@@ -123,7 +120,7 @@ fn results_are_byte_identical_across_runs_and_thread_counts() {
 
 #[test]
 fn saved_test_scores_reproduce_the_reported_numbers_with_ltr_eval() {
-    let Some(env) = Env::new() else { return };
+    let env = Env::new();
     let spec = env.spec("small", SPEC);
     run_and_report(&env, &spec, "results", "out", 2);
     let report: serde_json::Value =
@@ -167,7 +164,7 @@ fn saved_test_scores_reproduce_the_reported_numbers_with_ltr_eval() {
 
 #[test]
 fn a_killed_run_resumes_without_recomputing_and_ends_identical() {
-    let Some(env) = Env::new() else { return };
+    let env = Env::new();
     // Slower cells, so that the kill lands mid-run.
     let body = SPEC.replace("folds = [1, 2]", "folds = [1, 2, 3, 4, 5]").replace("trees = 30", "trees = 120");
     let spec = env.spec("small", &body);
@@ -223,7 +220,7 @@ fn a_killed_run_resumes_without_recomputing_and_ends_identical() {
 
 #[test]
 fn a_rerun_takes_every_cell_from_the_store_and_succeeds() {
-    let Some(env) = Env::new() else { return };
+    let env = Env::new();
     let spec = env.spec("small", SPEC);
     let spec = spec.to_str().unwrap();
     let first = ok(&env.ltr(&["run", spec], Some(2)), "run");
@@ -281,7 +278,7 @@ fn algorithms_lists_every_parameter_with_its_default_and_train_help_lists_the_id
 
 #[test]
 fn check_passes_on_the_run_and_fails_when_a_number_moves() {
-    let Some(env) = Env::new() else { return };
+    let env = Env::new();
     let spec = env.spec("small", SPEC);
     run_and_report(&env, &spec, "results", "out", 2);
     let report = env.path("out").join("small.json");
@@ -318,7 +315,7 @@ fn check_passes_on_the_run_and_fails_when_a_number_moves() {
 
 #[test]
 fn spec_errors_name_the_file_and_the_key() {
-    let Some(env) = Env::new() else { return };
+    let env = Env::bare();
     let cases = [
         (
             "unknown-algo",
@@ -353,7 +350,7 @@ fn spec_errors_name_the_file_and_the_key() {
 
 #[test]
 fn train_predict_eval_on_one_fold() {
-    let Some(env) = Env::new() else { return };
+    let env = Env::new();
     let fold = env.path("data").join("letor3/OHSUMED/QueryLevelNorm/Fold1");
     let (train, vali, test) = (fold.join("train.txt"), fold.join("vali.txt"), fold.join("test.txt"));
     let model = env.path("model.json");

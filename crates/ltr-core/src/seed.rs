@@ -159,12 +159,55 @@ mod tests {
 
     #[test]
     fn children_are_independent_of_later_draws() {
-        let mut a = Rng::new(1);
-        let mut b = Rng::new(1);
-        let mut ca = a.child("x");
-        let _ = b.child("x");
-        let mut cb = Rng::new(1).child("x");
-        assert_eq!(ca.next_u64(), cb.next_u64());
-        assert_eq!(a.next_u64(), b.next_u64());
+        const N: usize = 64;
+        let draws = |r: &mut Rng| -> Vec<u64> { (0..N).map(|_| r.next_u64()).collect() };
+        // The child's stream when nothing else happens after it is made.
+        let reference = draws(&mut Rng::new(1).child("x"));
+
+        // However much the parent is used after making the child (and another child made
+        // from it and used), before the child draws anything: the same stream.
+        for later in [1, 7, 1000] {
+            let mut parent = Rng::new(1);
+            let mut child = parent.child("x");
+            for _ in 0..later {
+                parent.next_u64();
+            }
+            let mut sibling = parent.child("y");
+            for _ in 0..later {
+                sibling.next_u64();
+            }
+            assert_eq!(draws(&mut child), reference, "{later} parent draws changed the child");
+        }
+        // Parent and child draws interleaved: the same stream.
+        let mut parent = Rng::new(1);
+        let mut child = parent.child("x");
+        let interleaved: Vec<u64> = (0..N)
+            .map(|_| {
+                parent.next_u64();
+                child.next_u64()
+            })
+            .collect();
+        assert_eq!(interleaved, reference);
+
+        // The other way round: making a child costs the parent exactly one draw, however much
+        // the child is used.
+        let mut plain = Rng::new(1);
+        plain.next_u64();
+        let mut parent = Rng::new(1);
+        let mut child = parent.child("x");
+        for _ in 0..1000 {
+            child.next_u64();
+        }
+        assert_eq!(draws(&mut parent), draws(&mut plain));
+
+        // Children are distinct streams: by name, by position, and from the parent's own.
+        let mut parent = Rng::new(1);
+        let mut first = parent.child("x");
+        let mut second = parent.child("x");
+        assert_ne!(draws(&mut first), draws(&mut second), "two children at different positions agree");
+        assert_ne!(draws(&mut Rng::new(1).child("y")), reference, "the name has no effect");
+        let mut parent = Rng::new(1);
+        let _ = parent.child("x");
+        assert_ne!(draws(&mut parent), reference, "the child continues its parent");
     }
 }

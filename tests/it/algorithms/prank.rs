@@ -1,0 +1,24 @@
+//! `prank`: PRank, ordinal regression by a perceptron.
+//! Fold 1 of OHSUMED and MQ2008 exactly as reported; floors on the reported 5-fold means.
+
+use ltr_metrics::Metric;
+
+use super::{LETOR3, LETOR4, fold_one};
+
+#[test]
+fn ohsumed_fold1_is_the_reported_cell() {
+    fold_one(LETOR3, "prank");
+}
+
+#[test]
+fn mq2008_fold1_is_the_reported_cell() {
+    fold_one(LETOR4, "prank");
+}
+
+#[test]
+fn reported_means_clear_the_floors() {
+    LETOR3.assert_floor("prank", Metric::Ndcg(10), 0.33);
+    LETOR3.assert_floor("prank", Metric::Map, 0.37);
+    LETOR4.assert_floor("prank", Metric::Ndcg(10), 0.20);
+    LETOR4.assert_floor("prank", Metric::Map, 0.43);
+}
