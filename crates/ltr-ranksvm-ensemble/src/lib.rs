@@ -1,4 +1,4 @@
-//! The RankSVM ensemble of the survey's section 23.4 (its reference [235]; as far as we can
+//! The RankSVM ensemble of the survey's section 23.4 (its reference \[235\]; as far as we can
 //! tell C. Jung, L. C. Jiao, Y. Shen, "Ensemble Ranking SVM for learning to rank", IEEE MLSP
 //! 2011): one RankSVM per training query, combined by a greedy forward pass on the validation
 //! split, repeated over random orders, the median run kept.
