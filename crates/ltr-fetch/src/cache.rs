@@ -25,9 +25,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -206,7 +205,7 @@ impl DataCache {
     }
 
     /// Deletes what killed processes left: staging folders (`fetch-<pid>-*`) and temporary
-    /// record files (`.<name>.<pid>.<n>.tmp`) whose process is gone (`/proc/<pid>`), and
+    /// record files ([`ltr_core::fs::write_atomic`]'s) whose process is gone (`/proc/<pid>`), and
     /// staging folders without a process id that are older than a day.
     pub(crate) fn sweep_staging(&self) {
         if let Ok(entries) = std::fs::read_dir(self.staging_dir()) {
@@ -230,19 +229,8 @@ impl DataCache {
                 }
             }
         }
-        if let Ok(entries) = std::fs::read_dir(&self.root) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let pid = name
-                    .strip_prefix('.')
-                    .and_then(|n| n.strip_suffix(".tmp"))
-                    .and_then(|n| n.rsplit('.').nth(1))
-                    .and_then(|pid| pid.parse::<u32>().ok());
-                if pid.is_some_and(process_gone) {
-                    log::debug!("removing the stale temporary file {}", e.path().display());
-                    remove_quietly(&e.path());
-                }
-            }
+        if let Err(e) = ltr_core::fs::remove_stale_temp_files(&self.root) {
+            log::warn!("cannot clean {}: {e}", self.root.display());
         }
     }
 
@@ -411,7 +399,7 @@ impl DataCache {
             let is_file = kind.is_file() || (kind.is_symlink() && path.is_file());
             let bookkeeping = rel == STAMPS_FILE
                 || rel == RECORDED_FILE
-                || (!rel.contains('/') && rel.starts_with('.') && rel.ends_with(".tmp"))
+                || (!rel.contains('/') && ltr_core::fs::is_temp_name(&rel))
                 || (rel.starts_with(&format!("{DOWNLOADS_DIR}/")) && rel.ends_with(".part"));
             if is_file && !bookkeeping {
                 found.push(rel);
@@ -538,21 +526,7 @@ impl DataCache {
         let io = |source| FetchError::Io { path: path.clone(), source };
         create_dir_all(&self.root)?;
         let text = serde_json::to_vec_pretty(value).map_err(|e| io(std::io::Error::other(e.to_string())))?;
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let tmp = self.root.join(format!(
-            ".{name}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = File::create(&tmp).and_then(|mut f| f.write_all(&text).and_then(|()| f.sync_all()));
-        if let Err(e) = written {
-            remove_quietly(&tmp);
-            return Err(io(e));
-        }
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            remove_quietly(&tmp);
-            io(e)
-        })
+        ltr_core::fs::write_atomic(&path, &text).map_err(io)
     }
 }
 

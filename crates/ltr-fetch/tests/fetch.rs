@@ -1437,7 +1437,7 @@ fn staging_folders_of_dead_processes_are_removed_at_start() {
     let live_dir = staging.join(format!("fetch-{}-def456", std::process::id()));
     std::fs::create_dir_all(&live_dir).unwrap();
     // A stamp record being written by a process that died before renaming it.
-    let dead_tmp = dir.path().join(format!(".stamps.json.{dead}.0.tmp"));
+    let dead_tmp = dir.path().join(format!(".stamps.json.{dead}.1.0.tmp"));
     std::fs::write(&dead_tmp, b"{").unwrap();
     let _ = fetcher(dir.path()).fetch_dataset(&killable().0, "NOPE", Variants::Default);
     assert!(!dead_dir.exists(), "{:?}", tree(dir.path()));
