@@ -121,6 +121,10 @@ pub struct PlanHeader {
     pub tasks: usize,
     /// Cells.
     pub cells: usize,
+    /// The collection manifest file the plan was made with (`--manifest`), if not the
+    /// built-in one.
+    #[serde(default)]
+    pub manifest: Option<PathBuf>,
     /// The datasets as resolved when planning (the merged `run.json` records them).
     pub datasets: Vec<DatasetStatus>,
     /// Version of the harness that planned.
@@ -147,6 +151,8 @@ pub struct PlanSpec<'a> {
     pub datasets: &'a [String],
     /// The algorithm selection (empty: all).
     pub algorithms: &'a [String],
+    /// The manifest file, if not the built-in one.
+    pub manifest: Option<&'a Path>,
 }
 
 fn plan_error(dir: &Path, reason: impl std::fmt::Display) -> HarnessError {
@@ -214,6 +220,7 @@ impl Plan {
             cells_per_task,
             tasks: cells.len().div_ceil(cells_per_task),
             cells: cells.len(),
+            manifest: spec.manifest.map(Path::to_owned),
             datasets: datasets.to_vec(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
         };
@@ -358,6 +365,13 @@ pub struct Engines {
     pub image: String,
 }
 
+impl Engines {
+    /// Tasks at once, at least 1 and at most the plan's tasks.
+    fn at_once(&self, plan: &Plan) -> usize {
+        self.parallel.clamp(1, plan.header.tasks.max(1))
+    }
+}
+
 /// A time limit for one task: twice the slowest task's cells (their measured `total_seconds`
 /// where `measured` knows them, else [`DEFAULT_CELL_MINUTES`] each), plus 10 minutes for
 /// fetching and reading data.
@@ -409,7 +423,7 @@ pub fn slurm_sbatch(plan: &Plan, e: &Engines) -> String {
     s += &header_comment(plan, "Slurm job array");
     s += "# Submit with `sbatch slurm.sbatch` (resubmit only some tasks with `--array=LIST`).\n";
     let _ = writeln!(s, "#SBATCH --job-name=ltr-{}", h.name);
-    let _ = writeln!(s, "#SBATCH --array=0-{}%{}", h.tasks.saturating_sub(1), e.parallel.max(1));
+    let _ = writeln!(s, "#SBATCH --array=0-{}%{}", h.tasks.saturating_sub(1), e.at_once(plan));
     let _ = writeln!(s, "#SBATCH --ntasks=1");
     let _ = writeln!(s, "#SBATCH --cpus-per-task={}", e.cpus_per_task.max(1));
     let _ = writeln!(s, "#SBATCH --time={}", slurm_time(e.time_limit_minutes));
@@ -450,13 +464,13 @@ pub fn k8s_job(plan: &Plan, e: &Engines) -> String {
     let _ = writeln!(s, "  name: {}", yaml_quote(&name));
     s += "spec:\n  completionMode: Indexed\n";
     let _ = writeln!(s, "  completions: {}", h.tasks);
-    let _ = writeln!(s, "  parallelism: {}", e.parallel.max(1));
+    let _ = writeln!(s, "  parallelism: {}", e.at_once(plan));
     s += "  backoffLimitPerIndex: 2\n";
     let _ = writeln!(s, "  maxFailedIndexes: {}", h.tasks);
     let _ = writeln!(
         s,
         "  activeDeadlineSeconds: {}",
-        e.time_limit_minutes * 60 * h.tasks.div_ceil(e.parallel.max(1)) as u64
+        e.time_limit_minutes * 60 * h.tasks.div_ceil(e.at_once(plan)) as u64
     );
     s += "  template:\n    spec:\n      restartPolicy: Never\n      containers:\n";
     s += "        - name: ltr\n";
@@ -509,7 +523,7 @@ pub fn parallel_sh(plan: &Plan, e: &Engines) -> String {
          --env RAYON_NUM_THREADS --env LTR_DATA_DIR \"$@\" \\\n    \
          \"${{LTR_BIN:-{}}}\" run-cell --plan \"$plan\" --task {{}} --results {}",
         h.tasks.saturating_sub(1),
-        e.parallel.max(1),
+        e.at_once(plan),
         e.program.replace('"', "\\\""),
         sh_quote(&e.results)
     );
@@ -869,7 +883,7 @@ mod tests {
     }
 
     fn plan_of(spec: &ExperimentSpec, data: &[DatasetStatus], k: usize) -> Plan {
-        let ps = PlanSpec { spec, text: SPEC, datasets: &[], algorithms: &[] };
+        let ps = PlanSpec { spec, text: SPEC, datasets: &[], algorithms: &[], manifest: None };
         Plan::new(&ps, data, &CodeHashes::builtin(), k).unwrap()
     }
 
