@@ -948,6 +948,20 @@ mod tests {
     }
 
     #[test]
+    fn the_time_limit_uses_measured_cells_and_a_default_for_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let spec = spec(SPEC);
+        let plan = plan_of(&spec, &data, 2);
+        // Every cell measured at 3 minutes: the slowest task is 6 minutes, twice that + 10.
+        assert_eq!(time_limit_minutes(&plan, |_| Some(180.0)), 22);
+        // One cell unknown: an hour for it.
+        let first = plan.cells[0].key.clone();
+        assert_eq!(time_limit_minutes(&plan, |k| (k != first).then_some(180.0)), 2 * 63 + 10);
+        assert_eq!(time_limit_minutes(&plan, |_| Some(f64::INFINITY)), 2 * 120 + 10);
+    }
+
+    #[test]
     fn array_lists_compress_ranges() {
         assert_eq!(array_list(&[0, 1, 2, 4, 6, 7]), "0-2,4,6-7");
         assert_eq!(array_list(&[]), "");
