@@ -233,7 +233,10 @@ impl Plan {
         if task >= self.header.tasks {
             return Err(plan_error(
                 Path::new(&self.header.name),
-                format!("task {task} does not exist (the plan has tasks 0 to {})", self.header.tasks - 1),
+                format!(
+                    "task {task} does not exist (the plan has tasks 0 to {})",
+                    self.header.tasks.saturating_sub(1)
+                ),
             ));
         }
         let end = ((task + 1) * k).min(self.cells.len());
@@ -302,8 +305,14 @@ impl Plan {
                 format!("plan format {} (this build reads {PLAN_FORMAT}): plan again", header.format),
             ));
         }
-        if header.cells_per_task == 0 || header.cells > MAX_PLAN_CELLS {
-            return Err(plan_error(dir, "plan.json: cells_per_task is 0 or cells too many"));
+        if header.cells_per_task == 0 || header.cells == 0 || header.cells > MAX_PLAN_CELLS {
+            return Err(plan_error(
+                dir,
+                format!(
+                    "plan.json: {} cells_per_task, {} cells (1 to {MAX_PLAN_CELLS})",
+                    header.cells_per_task, header.cells
+                ),
+            ));
         }
         let path = dir.join("cells.jsonl");
         let mut cells = Vec::with_capacity(header.cells);
@@ -959,6 +968,30 @@ mod tests {
         let first = plan.cells[0].key.clone();
         assert_eq!(time_limit_minutes(&plan, |k| (k != first).then_some(180.0)), 2 * 63 + 10);
         assert_eq!(time_limit_minutes(&plan, |_| Some(f64::INFINITY)), 2 * 120 + 10);
+    }
+
+    #[test]
+    fn a_damaged_plan_folder_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let plan = plan_of(&spec(SPEC), &data, 3);
+        let p = dir.path().join("plan");
+        plan.write(&p, &engines()).unwrap();
+        let lines = std::fs::read_to_string(p.join("cells.jsonl")).unwrap();
+        let header = std::fs::read_to_string(p.join("plan.json")).unwrap();
+        let cases: [(&str, String); 4] = [
+            ("cells.jsonl", lines.lines().rev().collect::<Vec<_>>().join("\n")),
+            ("cells.jsonl", lines.lines().take(2).collect::<Vec<_>>().join("\n")),
+            ("plan.json", header.replace("\"cells\": 4", "\"cells\": 0")),
+            ("plan.json", header[..header.len() / 2].to_owned()),
+        ];
+        for (file, text) in cases {
+            std::fs::write(p.join(file), &text).unwrap();
+            let e = Plan::load(&p).unwrap_err().to_string();
+            assert!(e.contains(file), "{e}");
+            plan.write(&p, &engines()).unwrap();
+        }
+        assert_eq!(Plan::load(&p).unwrap(), plan);
     }
 
     #[test]
