@@ -67,3 +67,10 @@ bench-lambdamart threads="2":
 fault-inject *args:
     cargo build --release --locked --bin ltr
     LTR_BIN=target/release/ltr bash scripts/fault-inject.sh {{args}}
+
+# The cluster commands on a real one-node Slurm (installs slurm-wlm and munge as root if
+# missing; about a minute): plan, job array, a task killed mid-run, resubmit, collect, and
+# the report compared byte for byte with a local run.
+test-slurm:
+    cargo build --release --locked --bin ltr
+    LTR_BIN=target/release/ltr bash scripts/test-slurm.sh

@@ -80,6 +80,12 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Compare score files of any tools on one feature file, with significance tests.
     Compare(cmd::compare::Args),
+    /// Cut a spec's cells into tasks for Slurm, Kubernetes or GNU parallel (a plan folder).
+    Plan(cmd::plan::Args),
+    /// Run one task of a plan into a result store (cells already there are skipped).
+    RunCell(cmd::run_cell::Args),
+    /// Merge the result stores a plan's tasks wrote into one; name the missing cells.
+    Collect(cmd::collect::Args),
     /// Check what is on disk against what was recorded (--data: rehash the data cache).
     Verify(cmd::verify::Args),
     /// Write synthetic LETOR folds with the shape of a large collection (MSLR-WEB, Yahoo!, Istella).
@@ -115,6 +121,9 @@ pub fn main() -> ExitCode {
         Command::Predict(args) => cmd::predict::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Plan(args) => cmd::plan::run(args),
+        Command::RunCell(args) => cmd::run_cell::run(args),
+        Command::Collect(args) => cmd::collect::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Algorithms => list_algorithms(),

@@ -75,6 +75,14 @@ pub enum HarnessError {
         /// The serialiser's message.
         reason: String,
     },
+    /// A cluster plan folder that cannot be written or read, or a task that must not run.
+    #[error("plan {}: {reason}", dir.display())]
+    Plan {
+        /// The plan folder or file (the spec name when none is at hand).
+        dir: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
     /// The code hash table lacks a crate (the build script and the registry disagree).
     #[error("code hashes: {reason}")]
     Code {

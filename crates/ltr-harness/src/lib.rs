@@ -8,12 +8,15 @@
 //!   select on vali, score and evaluate test. What the reports publish and the tests check.
 //! * [`runner`]: every cell of a spec, in parallel, persisted as they finish.
 //! * [`store`]: the result store, keyed by the sha256 of what determines a cell.
+//! * [`cluster`]: a spec's cells as tasks for Slurm, Kubernetes or GNU parallel, and the
+//!   merge of the stores they fill.
 //! * [`code`]: the source hashes of the crates a cell's numbers go through (build time).
 //! * [`fuzz`]: structure-aware fuzzing of model files and specs.
 //!
 //! The harness never fetches: it takes datasets already resolved to local files
 //! (`ltr_data::resolved`).
 
+pub mod cluster;
 pub mod code;
 mod error;
 pub mod fuzz;

@@ -100,24 +100,35 @@ impl RunRecord {
     }
 }
 
-/// A planned cell.
+/// A cell of a spec: a dataset fold and an algorithm entry (its whole grid: selection on
+/// vali needs every point), with its content-addressed key.
 #[derive(Debug, Clone)]
-struct Cell<'a> {
-    key: String,
-    dataset: &'a DatasetInput,
-    fold: &'a FoldFiles,
-    entry: &'a AlgorithmEntry,
+pub struct PlannedCell<'a> {
+    /// The cell key ([`cell_key`]).
+    pub key: String,
+    /// The dataset.
+    pub dataset: &'a DatasetInput,
+    /// The fold's files.
+    pub fold: &'a FoldFiles,
+    /// The algorithm entry.
+    pub entry: &'a AlgorithmEntry,
 }
 
-/// Runs a spec over the given datasets (unavailable ones are carried into the record).
-pub fn run(
-    spec: &ExperimentSpec,
-    datasets: &[DatasetStatus],
-    store: &ResultStore,
-    opts: &RunOptions,
-    progress: &dyn RunProgress,
-) -> Result<RunRecord> {
-    let started = Instant::now();
+impl PlannedCell<'_> {
+    /// `OHSUMED fold 1 regression`.
+    pub fn name(&self) -> String {
+        format!("{} fold {} {}", self.dataset.name, self.fold.fold, self.entry.label)
+    }
+}
+
+/// Every cell of `spec` over the available `datasets`, in the runner's one fixed order
+/// (dataset, then algorithm, then fold, each in spec order), keyed with `code`. A fold the
+/// spec asks for and a dataset lacks is the spec's error; an empty list is not an error here.
+pub fn plan_cells<'a>(
+    spec: &'a ExperimentSpec,
+    datasets: &'a [DatasetStatus],
+    code: &CodeHashes,
+) -> Result<Vec<PlannedCell<'a>>> {
     for status in datasets {
         if let DatasetStatus::Available(d) = status {
             spec.check_folds(&d.name, &d.folds.iter().map(|f| f.fold).collect::<Vec<_>>())?;
@@ -128,16 +139,85 @@ pub fn run(
         let DatasetStatus::Available(d) = status else { continue };
         for entry in &spec.algorithms {
             for fold in d.folds.iter().filter(|f| spec.folds.contains(&f.fold)) {
-                let key = cell_key(&opts.code, spec, d, fold, entry)?;
-                cells.push(Cell { key, dataset: d, fold, entry });
+                let key = cell_key(code, spec, d, fold, entry)?;
+                cells.push(PlannedCell { key, dataset: d, fold, entry });
             }
         }
     }
+    Ok(cells)
+}
+
+/// What [`run_cells`] did.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CellsOutcome {
+    /// Cells computed now.
+    pub computed: usize,
+    /// Cells found sound in the store and skipped.
+    pub skipped: usize,
+    /// Cells that failed.
+    pub failed: Vec<FailedCell>,
+}
+
+/// Runs `spec`'s whole cell list over `datasets` into `store` and records the run in
+/// `run.json`.
+pub fn run(
+    spec: &ExperimentSpec,
+    datasets: &[DatasetStatus],
+    store: &ResultStore,
+    opts: &RunOptions,
+    progress: &dyn RunProgress,
+) -> Result<RunRecord> {
+    let started = Instant::now();
+    let cells = plan_cells(spec, datasets, &opts.code)?;
     if cells.is_empty() {
         return Err(HarnessError::NothingToRun { reason: nothing_to_run(spec, datasets) });
     }
-    let pending: Vec<&Cell<'_>> = cells
+    let selected: Vec<&PlannedCell<'_>> = cells.iter().collect();
+    let outcome = execute(spec, datasets, &selected, store, opts, progress);
+    let record = RunRecord {
+        name: spec.name.clone(),
+        spec_source: spec.source.clone(),
+        collection: spec.collection.clone(),
+        seed: spec.seed,
+        datasets: datasets.to_vec(),
+        cells: cells.iter().map(|c| c.key.clone()).collect(),
+        cell_names: cells.iter().map(PlannedCell::name).collect(),
+        failed: outcome.failed,
+        computed: outcome.computed,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        threads: rayon::current_num_threads(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
+    store.save_json("run.json", &record)?;
+    Ok(record)
+}
+
+/// Runs only the given cells (a part of [`plan_cells`], e.g. one task of a cluster plan)
+/// exactly as [`run`] would, without writing `run.json`: several such runs may share one
+/// store, each writing only its own cells.
+pub fn run_cells(
+    spec: &ExperimentSpec,
+    datasets: &[DatasetStatus],
+    cells: &[&PlannedCell<'_>],
+    store: &ResultStore,
+    opts: &RunOptions,
+    progress: &dyn RunProgress,
+) -> CellsOutcome {
+    execute(spec, datasets, cells, store, opts, progress)
+}
+
+/// Computes the cells of `cells` that are not sound in the store (all with `opts.force`).
+fn execute(
+    spec: &ExperimentSpec,
+    datasets: &[DatasetStatus],
+    cells: &[&PlannedCell<'_>],
+    store: &ResultStore,
+    opts: &RunOptions,
+    progress: &dyn RunProgress,
+) -> CellsOutcome {
+    let pending: Vec<&PlannedCell<'_>> = cells
         .iter()
+        .copied()
         .filter(|c| {
             opts.force
                 || match store.check(&c.key) {
@@ -145,10 +225,8 @@ pub fn run(
                     CellCheck::Missing => true,
                     CellCheck::Damaged(why) => {
                         log::warn!(
-                            "{} fold {} {}: the stored cell {} is damaged ({why}); recomputing it",
-                            c.dataset.name,
-                            c.fold.fold,
-                            c.entry.label,
+                            "{}: the stored cell {} is damaged ({why}); recomputing it",
+                            c.name(),
                             c.key
                         );
                         true
@@ -171,7 +249,7 @@ pub fn run(
     for status in datasets {
         let DatasetStatus::Available(d) = status else { continue };
         for fold in &d.folds {
-            let todo: Vec<&Cell<'_>> = pending
+            let todo: Vec<&PlannedCell<'_>> = pending
                 .iter()
                 .copied()
                 .filter(|c| c.dataset.name == d.name && c.fold.fold == fold.fold)
@@ -214,25 +292,7 @@ pub fn run(
             }
         }
     }
-    let record = RunRecord {
-        name: spec.name.clone(),
-        spec_source: spec.source.clone(),
-        collection: spec.collection.clone(),
-        seed: spec.seed,
-        datasets: datasets.to_vec(),
-        cells: cells.iter().map(|c| c.key.clone()).collect(),
-        cell_names: cells
-            .iter()
-            .map(|c| format!("{} fold {} {}", c.dataset.name, c.fold.fold, c.entry.label))
-            .collect(),
-        failed,
-        computed: pending.len(),
-        wall_seconds: started.elapsed().as_secs_f64(),
-        threads: rayon::current_num_threads(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-    };
-    store.save_json("run.json", &record)?;
-    Ok(record)
+    CellsOutcome { computed: pending.len(), skipped: cells.len() - pending.len(), failed }
 }
 
 /// Why a run has no cell: every dataset's reason, on one line.
@@ -262,7 +322,7 @@ fn join(folds: &[u32]) -> String {
 
 fn run_cell(
     spec: &ExperimentSpec,
-    c: &Cell<'_>,
+    c: &PlannedCell<'_>,
     splits: &Splits,
     store: &ResultStore,
     binary: &str,

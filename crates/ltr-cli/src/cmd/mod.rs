@@ -1,14 +1,17 @@
 //! One module per subcommand: `Args` (clap) and `run`.
 
 pub mod check;
+pub mod collect;
 pub mod compare;
 pub mod eval;
 pub mod fetch;
 pub mod pipeline;
+pub mod plan;
 pub mod predict;
 pub mod report;
 pub mod reproduce;
 pub mod run;
+pub mod run_cell;
 pub mod synth;
 pub mod train;
 pub mod verify;

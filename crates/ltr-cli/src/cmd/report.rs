@@ -15,6 +15,12 @@ pub struct Args {
     /// Result store folder.
     #[arg(long, env = "LTR_RESULTS_DIR", default_value = "results")]
     results: PathBuf,
+    /// Only these datasets (comma-separated), as `ltr run --datasets` ran.
+    #[arg(long, value_delimiter = ',')]
+    datasets: Vec<String>,
+    /// Only these algorithms (labels or ids, comma-separated), as `ltr run --algorithms` ran.
+    #[arg(long, value_delimiter = ',')]
+    algorithms: Vec<String>,
     /// Folder for the report files.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
@@ -35,7 +41,7 @@ pub struct Args {
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = SpecLimits { max_cells: args.max_cells };
-    let spec = Pipeline::load_spec(&args.spec, &[], &[], &limits)?;
+    let spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
     Pipeline::from_spec(spec, args.manifest.as_deref())?.report(
         &args.results,
         &args.out,
