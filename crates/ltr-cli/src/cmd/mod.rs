@@ -3,9 +3,11 @@
 pub mod check;
 pub mod compare;
 pub mod eval;
+pub mod explain;
 pub mod fetch;
 pub mod pipeline;
 pub mod predict;
+pub mod qrels;
 pub mod report;
 pub mod reproduce;
 pub mod run;
