@@ -4,7 +4,7 @@
 use std::process::Command;
 
 use ltr_harness::AnyModel;
-use ltr_harness::importance::{Importance, importance, top_features};
+use ltr_harness::importance::{Importance, importance, mean_top_features, top_features};
 
 fn ltr() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ltr"))
@@ -39,6 +39,21 @@ fn tree_importance_sums_gains_and_counts_splits() {
     assert_eq!(rows, [(3, 4.0, 0.5, 2, 2.0 / 3.0), (1, 4.0, 0.5, 1, 1.0 / 3.0), (2, 0.0, 0.0, 0, 0.0)]);
     let top = top_features(&two_trees(), None, 1).unwrap().unwrap();
     assert_eq!((top.len(), top[0].feature, top[0].importance, top[0].share), (1, 3, 4.0, 0.5));
+}
+
+#[test]
+fn top_features_over_folds_average_the_shares() {
+    let svm = |w: [f64; 3]| {
+        let m = model(serde_json::json!({"algorithm": "ranksvm", "model": {"weights": w, "bias": 0.0}}));
+        importance(&m, None).unwrap()
+    };
+    let undefined = Importance::Undefined { algorithm: "x".into(), reason: "y".into() };
+    // Shares: fold 1 (0.5, 0.25, 0.25), fold 2 (0, 0.5, 0.5) -> means (0.25, 0.375, 0.375).
+    let folds = [svm([2.0, -1.0, 1.0]), undefined.clone(), svm([0.0, 3.0, -3.0])];
+    let top = mean_top_features(&folds, 2).unwrap();
+    let got: Vec<(usize, f64, f64)> = top.iter().map(|t| (t.feature, t.share, t.importance)).collect();
+    assert_eq!(got, [(2, 0.375, 2.0), (3, 0.375, 2.0)]);
+    assert!(mean_top_features(&[undefined], 3).is_none());
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! Feature importance of a fitted model ([`importance`]), and its top features for reports
-//! ([`top_features`]).
+//! Feature importance of a fitted model ([`importance`]), and its top features for reports:
+//! of one fit ([`top_features`]) or averaged over folds ([`mean_top_features`], with the
+//! models of stored cells from [`cell_model`]).
 //!
 //! * Tree models (LambdaMART, IntervalRank, McRank): per feature, the summed `split_gain` of
 //!   every split on it (the decrease of the second-order objective, before shrinkage, as
@@ -180,6 +181,52 @@ pub fn top_features(model: &AnyModel, data: Option<&Dataset>, n: usize) -> Resul
         Importance::Undefined { .. } => None,
         imp => Some(imp.top(n)),
     })
+}
+
+/// The first `n` features over several fits of one algorithm (e.g. the folds of a dataset):
+/// each feature's share averaged over the fits with a defined importance (shares, not raw
+/// values, since gains and weights are on each fit's own scale), highest first, ties by
+/// feature number; `importance` is the mean raw value. `None` when no fit has a defined
+/// importance. Fits are taken in the order given, so the means are reproducible to the bit.
+pub fn mean_top_features(fits: &[Importance], n: usize) -> Option<Vec<TopFeature>> {
+    let defined: Vec<Vec<TopFeature>> = fits
+        .iter()
+        .filter(|f| !matches!(f, Importance::Undefined { .. }))
+        .map(|f| f.top(usize::MAX))
+        .collect();
+    if defined.is_empty() {
+        return None;
+    }
+    let width = defined.iter().flat_map(|f| f.iter().map(|t| t.feature)).max().unwrap_or(0);
+    let (mut share_sum, mut value_sum) = (vec![0.0f64; width + 1], vec![0.0f64; width + 1]);
+    for fit in &defined {
+        // Each fit lists its features by importance; summing in feature order per fit keeps
+        // the result independent of how ties were ordered.
+        let mut by_feature: Vec<&TopFeature> = fit.iter().collect();
+        by_feature.sort_by_key(|t| t.feature);
+        for t in by_feature {
+            share_sum[t.feature] += t.share;
+            value_sum[t.feature] += t.importance;
+        }
+    }
+    let k = defined.len() as f64;
+    let mut out: Vec<TopFeature> = (1..=width)
+        .map(|j| TopFeature { feature: j, importance: value_sum[j] / k, share: share_sum[j] / k })
+        .collect();
+    out.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.feature.cmp(&b.feature)));
+    out.truncate(n);
+    Some(out)
+}
+
+/// The selected model of a stored cell (its `.model.json`), for [`importance`]. Read as the
+/// store verified it: call after [`crate::store::ResultStore::load`] found the cell sound.
+///
+/// # Errors
+/// The model file missing, unreadable, or not a valid model.
+pub fn cell_model(store: &crate::store::ResultStore, key: &str) -> Result<AnyModel> {
+    let path = store.model_path(key);
+    let bytes = std::fs::read(&path).map_err(|e| crate::error::HarnessError::store(&path, e))?;
+    serde_json::from_slice(&bytes).map_err(|e| crate::error::HarnessError::store(&path, e))
 }
 
 fn share(x: f64, total: f64) -> f64 {
