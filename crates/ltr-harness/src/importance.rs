@@ -141,13 +141,27 @@ pub fn importance(model: &AnyModel, data: Option<&Dataset>) -> Result<Importance
     let undefined =
         |why: &str| Ok(Importance::Undefined { algorithm: algorithm.clone(), reason: why.to_owned() });
     match model {
-        AnyModel::LambdaMart(m) => Ok(tree_importance(&algorithm, model.n_features(), &m.ensemble.trees)),
-        AnyModel::IntervalRank(m) => Ok(tree_importance(&algorithm, model.n_features(), &m.ensemble.trees)),
-        AnyModel::McRank(m) => {
-            let trees: Vec<ltr_trees::Tree> =
-                m.ensembles.iter().flat_map(|e| e.trees.iter().cloned()).collect();
-            Ok(tree_importance(&algorithm, model.n_features(), &trees))
-        }
+        // The trees are read through their fields (split features and gains), which keeps
+        // the harness off a direct dependency on ltr-trees: a new dependency edits Cargo.lock,
+        // whose hash keys every stored cell.
+        AnyModel::LambdaMart(m) => Ok(tree_importance(
+            &algorithm,
+            model.n_features(),
+            m.ensemble.trees.iter().map(|t| (&t.split_feature[..], &t.split_gain[..])),
+        )),
+        AnyModel::IntervalRank(m) => Ok(tree_importance(
+            &algorithm,
+            model.n_features(),
+            m.ensemble.trees.iter().map(|t| (&t.split_feature[..], &t.split_gain[..])),
+        )),
+        AnyModel::McRank(m) => Ok(tree_importance(
+            &algorithm,
+            model.n_features(),
+            m.ensembles
+                .iter()
+                .flat_map(|e| e.trees.iter())
+                .map(|t| (&t.split_feature[..], &t.split_gain[..])),
+        )),
         AnyModel::Regression(m) | AnyModel::RankSvm(m) | AnyModel::IrSvm(m) | AnyModel::RankLr(m) => {
             linear(&m.weights)
         }
@@ -233,13 +247,19 @@ fn share(x: f64, total: f64) -> f64 {
     if total > 0.0 { x / total } else { 0.0 }
 }
 
-/// Gain and split counts summed over `trees`, in tree order then node order (fixed, so the
-/// sums are reproducible to the bit).
-fn tree_importance(algorithm: &str, n_features: usize, trees: &[ltr_trees::Tree]) -> Importance {
+/// Gain and split counts summed over `trees` (each as its split features and split gains),
+/// in tree order then node order (fixed, so the sums are reproducible to the bit).
+fn tree_importance<'a>(
+    algorithm: &str,
+    n_features: usize,
+    trees: impl Iterator<Item = (&'a [u32], &'a [f64])>,
+) -> Importance {
     let mut gain = vec![0.0f64; n_features];
     let mut splits = vec![0u64; n_features];
-    for tree in trees {
-        for (&f, &g) in tree.split_feature.iter().zip(&tree.split_gain) {
+    let mut n_trees = 0;
+    for (split_feature, split_gain) in trees {
+        n_trees += 1;
+        for (&f, &g) in split_feature.iter().zip(split_gain) {
             // Model checks keep every split feature inside the width; `get_mut` keeps an
             // unchecked model from panicking here all the same.
             if let (Some(gs), Some(ss)) = (gain.get_mut(f as usize), splits.get_mut(f as usize)) {
@@ -262,7 +282,7 @@ fn tree_importance(algorithm: &str, n_features: usize, trees: &[ltr_trees::Tree]
     features.sort_by(|a, b| {
         b.gain.total_cmp(&a.gain).then(b.splits.cmp(&a.splits)).then(a.feature.cmp(&b.feature))
     });
-    Importance::Trees { algorithm: algorithm.to_owned(), trees: trees.len(), features }
+    Importance::Trees { algorithm: algorithm.to_owned(), trees: n_trees, features }
 }
 
 fn linear_importance(algorithm: String, weights: &[f64], data: Option<&Dataset>) -> Result<Importance> {
@@ -288,9 +308,31 @@ fn linear_importance(algorithm: String, weights: &[f64], data: Option<&Dataset>)
     Ok(Importance::Linear { algorithm, standardised: std_dev.is_some(), features })
 }
 
-/// Population standard deviation of every feature over every document of `data`: the one
-/// the neural models standardise with (a spread below 1e-12 counts as 0).
+/// Population standard deviation of every feature over every document of `data` (two
+/// passes, documents in file order; a spread of at most 1e-12 counts as 0, the rule the
+/// neural models standardise with).
 fn std_devs(data: &Dataset) -> Result<Vec<f64>> {
-    let s = ltr_neural::Standardizer::fit(data, "importance")?;
-    Ok(s.scale.iter().map(|&k| if k > 0.0 { 1.0 / k } else { 0.0 }).collect())
+    let (d, n) = (data.n_features(), data.n_docs() as f64);
+    let mut mean = vec![0.0f64; d];
+    for row in data.rows() {
+        for (m, &x) in mean.iter_mut().zip(row) {
+            *m += f64::from(x);
+        }
+    }
+    mean.iter_mut().for_each(|m| *m /= n);
+    let mut var = vec![0.0f64; d];
+    for row in data.rows() {
+        for ((v, &m), &x) in var.iter_mut().zip(&mean).zip(row) {
+            let c = f64::from(x) - m;
+            *v += c * c;
+        }
+    }
+    let sd: Vec<f64> = var.iter().map(|&v| (v / n).sqrt()).map(|s| if s > 1e-12 { s } else { 0.0 }).collect();
+    if let Some(j) = sd.iter().position(|s| !s.is_finite()) {
+        return Err(ltr_core::Error::InvalidDataset {
+            reason: format!("feature {}: its spread is not finite", j + 1),
+        }
+        .into());
+    }
+    Ok(sd)
 }
