@@ -74,8 +74,12 @@ enum Command {
     Check(cmd::check::Args),
     /// Train one model on a file.
     Train(cmd::train::Args),
-    /// Score a file with a trained model.
+    /// Score a file with a trained model (scores, or a TREC run with --format trec).
     Predict(cmd::predict::Args),
+    /// Write the TREC qrels of a LETOR file (the labels of `ltr predict --format trec` runs).
+    Qrels(cmd::qrels::Args),
+    /// Feature importance of a trained model: split gains of trees, weights of linear models.
+    Explain(cmd::explain::Args),
     /// Evaluate a score file against a LETOR file, like the official evaluation scripts.
     Eval(cmd::eval::Args),
     /// Compare score files of any tools on one feature file, with significance tests.
@@ -119,6 +123,8 @@ pub fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Train(args) => cmd::train::run(args),
         Command::Predict(args) => cmd::predict::run(args),
+        Command::Qrels(args) => cmd::qrels::run(args),
+        Command::Explain(args) => cmd::explain::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Plan(args) => cmd::plan::run(args),

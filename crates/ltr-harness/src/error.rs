@@ -83,6 +83,16 @@ pub enum HarnessError {
         /// What is wrong.
         reason: String,
     },
+    /// A TREC run or qrels file that cannot be written or read back.
+    #[error("{source_name}{}: {reason}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Trec {
+        /// The file (or data) concerned.
+        source_name: String,
+        /// The 1-based line, when one is at fault.
+        line: Option<usize>,
+        /// What is wrong.
+        reason: String,
+    },
     /// The code hash table lacks a crate (the build script and the registry disagree).
     #[error("code hashes: {reason}")]
     Code {

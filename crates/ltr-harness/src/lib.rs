@@ -12,6 +12,8 @@
 //!   merge of the stores they fill.
 //! * [`code`]: the source hashes of the crates a cell's numbers go through (build time).
 //! * [`fuzz`]: structure-aware fuzzing of model files and specs.
+//! * [`importance`]: feature importance of a fitted model (tree gains, linear weights).
+//! * [`trec`]: TREC run and qrels files, written from LETOR data and scores and read back.
 //!
 //! The harness never fetches: it takes datasets already resolved to local files
 //! (`ltr_data::resolved`).
@@ -20,11 +22,13 @@ pub mod cluster;
 pub mod code;
 mod error;
 pub mod fuzz;
+pub mod importance;
 pub mod protocol;
 pub mod registry;
 pub mod runner;
 pub mod spec;
 pub mod store;
+pub mod trec;
 
 pub use code::CodeHashes;
 pub use error::{HarnessError, Result};

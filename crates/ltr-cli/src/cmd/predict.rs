@@ -1,4 +1,4 @@
-//! `ltr predict --model M --data F --scores OUT.txt`.
+//! `ltr predict --model M --data F --scores OUT.txt [--format trec --run-name NAME]`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,6 +10,17 @@ use ltr_data::{ReadOptions, read_file};
 use ltr_harness::ModelFile;
 use ltr_harness::store::format_scores;
 
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One score per input line, in input order (works with `ltr eval` and the official scripts).
+    Scores,
+    /// A TREC run (`qid Q0 docid rank score name`) for trec_eval, pytrec_eval and ranx: docids
+    /// from the `#docid` comments (else each document's position from 1), ranks by descending
+    /// score, equal scores ranked in file order. `ltr qrels` writes the matching qrels.
+    Trec,
+}
+
 /// Arguments of `ltr predict`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,9 +30,15 @@ pub struct Args {
     /// Data to score (LETOR format, plain or .gz), of the model's width.
     #[arg(long)]
     data: PathBuf,
-    /// Output: one score per input line, in input order (works with `ltr eval` and the official scripts).
-    #[arg(long)]
+    /// Output file (written atomically), in the --format chosen.
+    #[arg(long, visible_alias = "out")]
     scores: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Scores)]
+    format: Format,
+    /// `trec` only: the run name of the last column (one word; default: the algorithm id).
+    #[arg(long)]
+    run_name: Option<String>,
     /// Score data with fewer features than the model, the missing ones read as 0.
     #[arg(long)]
     allow_width_mismatch: bool,
@@ -29,6 +46,12 @@ pub struct Args {
 
 /// Runs `ltr predict`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.run_name.is_some() && args.format != Format::Trec {
+        bail!("--run-name applies to --format trec only");
+    }
+    if let Some(name) = &args.run_name {
+        ltr_harness::trec::check_run_name(name)?;
+    }
     let file = read_model(&args.model)?;
     let t = Instant::now();
     let data = read_of_width(&args.data, file.n_features, args.allow_width_mismatch, "the model")?;
@@ -36,9 +59,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let scores = file.model.score_vec(&data)?;
     log::info!("scored in {:.3} s", t.elapsed().as_secs_f64());
-    ltr_core::write_atomic(&args.scores, format_scores(&scores).as_bytes())
+    let text = match args.format {
+        Format::Scores => format_scores(&scores),
+        Format::Trec => {
+            let name = args.run_name.as_deref().unwrap_or(file.model.id());
+            ltr_harness::trec::run_file(&data, &scores, name, &args.data.display().to_string())?
+        }
+    };
+    ltr_core::write_atomic(&args.scores, text.as_bytes())
         .with_context(|| format!("writing {}", args.scores.display()))?;
-    println!("wrote {} scores to {}", scores.len(), args.scores.display());
+    match args.format {
+        Format::Scores => println!("wrote {} scores to {}", scores.len(), args.scores.display()),
+        Format::Trec => println!(
+            "wrote a TREC run of {} documents in {} queries to {}",
+            scores.len(),
+            data.n_queries(),
+            args.scores.display()
+        ),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -47,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 const MAX_MODEL_BYTES: u64 = 1 << 30;
 
 /// Reads and checks a model file ([`ModelFile::from_json`]).
-fn read_model(path: &Path) -> anyhow::Result<ModelFile> {
+pub(crate) fn read_model(path: &Path) -> anyhow::Result<ModelFile> {
     let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
     if size > MAX_MODEL_BYTES {
         bail!("{}: {size} bytes, more than a model file can be ({MAX_MODEL_BYTES})", path.display());
