@@ -57,11 +57,14 @@ impl BinnedData {
         if u32::try_from(n_rows).is_err() {
             return Err(Error::InvalidDataset { reason: format!("{n_rows} documents exceed 2^32") });
         }
-        // Each feature is binned independently (one task per feature): the result does not
+        // Each feature is binned independently (one task per feature), straight into its
+        // column of the result (no second copy of the bins at the peak): the result does not
         // depend on the thread count.
-        let per_feature: Vec<(Vec<f64>, Vec<u8>)> = (0..n_features)
-            .into_par_iter()
-            .map(|f| {
+        let mut bins = vec![0u8; n_rows * n_features];
+        let uppers: Vec<Vec<f64>> = bins
+            .par_chunks_mut(n_rows)
+            .enumerate()
+            .map(|(f, bins)| {
                 let mut column: Vec<(f32, u32)> =
                     (0..n_rows).map(|i| (clean(features[i * n_features + f]), i as u32)).collect();
                 column.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
@@ -78,7 +81,6 @@ impl BinnedData {
                     }
                 }
                 let uppers = bin_bounds(&distinct, &counts, max_bins, min_data_in_bin.max(1));
-                let mut bins = vec![0u8; n_rows];
                 let mut b = 0usize;
                 for &(v, i) in &column {
                     while b < uppers.len() && f64::from(v) > uppers[b] {
@@ -86,15 +88,9 @@ impl BinnedData {
                     }
                     bins[i as usize] = b as u8;
                 }
-                (uppers, bins)
+                uppers
             })
             .collect();
-        let mut bins = Vec::with_capacity(n_rows * n_features);
-        let mut uppers = Vec::with_capacity(n_features);
-        for (u, b) in per_feature {
-            uppers.push(u);
-            bins.extend_from_slice(&b);
-        }
         Ok(Self { n_rows, n_features, bins, uppers })
     }
 
