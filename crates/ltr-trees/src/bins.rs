@@ -126,7 +126,12 @@ impl BinnedData {
 const BIN_BATCH: usize = 4;
 
 /// Bins one feature's `(value, document)` pairs into `bins`; returns the bins' upper bounds.
-fn bin_column(mut column: Vec<(f32, u32)>, bins: &mut [u8], max_bins: usize, min_data_in_bin: usize) -> Vec<f64> {
+fn bin_column(
+    mut column: Vec<(f32, u32)>,
+    bins: &mut [u8],
+    max_bins: usize,
+    min_data_in_bin: usize,
+) -> Vec<f64> {
     column.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut distinct: Vec<f32> = Vec::new();
     let mut counts: Vec<usize> = Vec::new();
