@@ -57,44 +57,30 @@ impl BinnedData {
         if u32::try_from(n_rows).is_err() {
             return Err(Error::InvalidDataset { reason: format!("{n_rows} documents exceed 2^32") });
         }
-        // Each feature is binned independently (one task per feature): the result does not
-        // depend on the thread count.
-        let per_feature: Vec<(Vec<f64>, Vec<u8>)> = (0..n_features)
-            .into_par_iter()
-            .map(|f| {
-                let mut column: Vec<(f32, u32)> =
-                    (0..n_rows).map(|i| (clean(features[i * n_features + f]), i as u32)).collect();
-                column.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-                let mut distinct: Vec<f32> = Vec::new();
-                let mut counts: Vec<usize> = Vec::new();
-                for &(v, _) in &column {
-                    if distinct.last() == Some(&v) {
-                        if let Some(c) = counts.last_mut() {
-                            *c += 1;
-                        }
-                    } else {
-                        distinct.push(v);
-                        counts.push(1);
+        // Features are binned independently, a few per task (their values are gathered in one
+        // pass over the row-major matrix, which a task per feature would read once per
+        // feature), straight into their columns of the result (no second copy of the bins at
+        // the peak). The result does not depend on the thread count or the batching.
+        let mut bins = vec![0u8; n_rows * n_features];
+        let uppers: Vec<Vec<f64>> = bins
+            .par_chunks_mut(n_rows * BIN_BATCH)
+            .enumerate()
+            .flat_map_iter(|(batch, bins)| {
+                let f0 = batch * BIN_BATCH;
+                let w = bins.len() / n_rows;
+                let mut columns: Vec<Vec<(f32, u32)>> = (0..w).map(|_| Vec::with_capacity(n_rows)).collect();
+                for (i, row) in features.chunks_exact(n_features).enumerate() {
+                    for (column, &v) in columns.iter_mut().zip(&row[f0..f0 + w]) {
+                        column.push((clean(v), i as u32));
                     }
                 }
-                let uppers = bin_bounds(&distinct, &counts, max_bins, min_data_in_bin.max(1));
-                let mut bins = vec![0u8; n_rows];
-                let mut b = 0usize;
-                for &(v, i) in &column {
-                    while b < uppers.len() && f64::from(v) > uppers[b] {
-                        b += 1;
-                    }
-                    bins[i as usize] = b as u8;
-                }
-                (uppers, bins)
+                columns
+                    .into_iter()
+                    .zip(bins.chunks_mut(n_rows))
+                    .map(|(column, bins)| bin_column(column, bins, max_bins, min_data_in_bin))
+                    .collect::<Vec<_>>()
             })
             .collect();
-        let mut bins = Vec::with_capacity(n_rows * n_features);
-        let mut uppers = Vec::with_capacity(n_features);
-        for (u, b) in per_feature {
-            uppers.push(u);
-            bins.extend_from_slice(&b);
-        }
         Ok(Self { n_rows, n_features, bins, uppers })
     }
 
@@ -134,6 +120,40 @@ impl BinnedData {
     pub fn column(&self, f: usize) -> &[u8] {
         &self.bins[f * self.n_rows..(f + 1) * self.n_rows]
     }
+}
+
+/// Features binned by one task (see [`BinnedData::from_rows`]).
+const BIN_BATCH: usize = 4;
+
+/// Bins one feature's `(value, document)` pairs into `bins`; returns the bins' upper bounds.
+fn bin_column(
+    mut column: Vec<(f32, u32)>,
+    bins: &mut [u8],
+    max_bins: usize,
+    min_data_in_bin: usize,
+) -> Vec<f64> {
+    column.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let mut distinct: Vec<f32> = Vec::new();
+    let mut counts: Vec<usize> = Vec::new();
+    for &(v, _) in &column {
+        if distinct.last() == Some(&v) {
+            if let Some(c) = counts.last_mut() {
+                *c += 1;
+            }
+        } else {
+            distinct.push(v);
+            counts.push(1);
+        }
+    }
+    let uppers = bin_bounds(&distinct, &counts, max_bins, min_data_in_bin.max(1));
+    let mut b = 0usize;
+    for &(v, i) in &column {
+        while b < uppers.len() && f64::from(v) > uppers[b] {
+            b += 1;
+        }
+        bins[i as usize] = b as u8;
+    }
+    uppers
 }
 
 /// The upper bounds of at most `max_bins` bins over sorted distinct values with counts.
