@@ -5,14 +5,19 @@
 //! * a survey-style summary table of the algorithms (family, year, loss, optimizer, datasets,
 //!   compared with);
 //! * per dataset, algorithms x NDCG@1/3/5/10, P@1/3/10, MAP as mean ± standard deviation
-//!   over folds (aggregated with polars, rendered with tabled);
+//!   over folds, aggregated with polars from the one per-query frame
+//!   ([`aggregate::query_frame`], also written as `<name>/per_query.csv`) and rendered with
+//!   tabled, with significance marks and three SVG plots ([`plot`]);
 //! * the published reference numbers beside ours, with the difference;
 //! * unavailable datasets, named with the reason, and datasets left out of the run;
 //! * never a mean over fewer folds than expected without saying so: a report whose cells are
 //!   missing or damaged in the store fails naming each, or (`allow_partial`) says so at the
 //!   top and marks every affected mean `(n/N folds)`.
 //!
-//! The JSON and CSV carry no timings and no wall-clock data: the same run gives the same bytes.
+//! The JSON, the CSVs and the plots carry no timings and no wall-clock data, so the same
+//! cells give the same bytes; the two exceptions are the markdown (wall and fit times) and
+//! the fit-time plot `<name>/<dataset>-fit-time.svg` ([`plot::Plot::timing`]), which a
+//! byte-identity check must leave out.
 
 pub mod aggregate;
 pub mod check;
