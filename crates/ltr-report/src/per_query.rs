@@ -24,7 +24,7 @@ pub fn to_csv(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
 /// megabytes does not need.
 #[cfg(feature = "parquet")]
 pub fn to_parquet(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
-    use polars::prelude::CompatLevel;
+    use polars::prelude::{CompatLevel, SchemaExt};
     use polars_parquet::write::{
         CompressionOptions, FileWriter, StatisticsOptions, Version, WriteOptions, get_dtype_encoding,
         row_group_iter, to_parquet_schema,
@@ -37,23 +37,16 @@ pub fn to_parquet(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
         compression: CompressionOptions::Uncompressed,
         data_page_size: None,
     };
-    let mut buf = Vec::new();
-    let mut writer: Option<FileWriter<&mut Vec<u8>>> = None;
+    let schema = df.schema().to_arrow(CompatLevel::newest());
+    let fields = to_parquet_schema(&schema)?.fields().to_vec();
+    let encodings: Vec<_> = schema.iter_values().map(|f| get_dtype_encoding(&f.dtype)).collect();
+    let mut writer = FileWriter::try_new(Vec::new(), schema, options)?;
     for batch in df.iter_chunks(CompatLevel::newest(), false) {
-        let schema = batch.schema().as_ref().clone();
-        let fields = to_parquet_schema(&schema)?.fields().to_vec();
-        let encodings = schema.iter_values().map(|f| get_dtype_encoding(&f.dtype)).collect::<Vec<_>>();
         let rows = batch.len() as u64;
-        let w = match &mut writer {
-            Some(w) => w,
-            None => writer.insert(FileWriter::try_new(&mut buf, schema, options)?),
-        };
-        w.write(rows, row_group_iter(batch, encodings.into(), fields, options))?;
+        writer.write(rows, row_group_iter(batch, encodings.clone().into(), fields.clone(), options))?;
     }
-    if let Some(mut w) = writer {
-        w.end(None)?;
-    }
-    Ok(buf)
+    writer.end(None)?;
+    Ok(writer.into_inner())
 }
 
 /// Writes `<dir>/per_query.parquet` (with the `parquet` feature) and `<dir>/per_query.csv`.
