@@ -9,6 +9,8 @@
 //! seed = 42
 //! validation_metric = "map"  # model selection on vali (LETOR protocol); default map
 //! # convention = "letor3"    # default: each dataset's convention from the manifest
+//! # baseline = "ranksvm"     # the label the report tests the others against; default: the first
+//! # significance = "t"       # "t" (default), "randomization" or "tukey" (all pairs)
 //!
 //! [[algorithms]]
 //! id = "ranksvm"
@@ -70,7 +72,24 @@ struct RawSpec {
     #[serde(default)]
     convention: Option<Convention>,
     #[serde(default)]
+    baseline: Option<String>,
+    #[serde(default)]
+    significance: SignificanceTest,
+    #[serde(default)]
     algorithms: Vec<RawAlgorithm>,
+}
+
+/// How a report tests the differences between algorithms (`significance` in a spec).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SignificanceTest {
+    /// Paired two-sided Student t-test against the baseline, Holm-corrected.
+    #[default]
+    T,
+    /// Paired Fisher randomisation test against the baseline, Holm-corrected.
+    Randomization,
+    /// Randomised Tukey HSD over all pairs of algorithms.
+    Tukey,
 }
 
 fn default_folds() -> Vec<u32> {
@@ -115,6 +134,10 @@ pub struct ExperimentSpec {
     pub convention: Option<Convention>,
     /// The algorithms, in report order.
     pub algorithms: Vec<AlgorithmEntry>,
+    /// The label of the algorithm the report tests the others against (`None`: the first).
+    pub baseline: Option<String>,
+    /// The report's significance test.
+    pub significance: SignificanceTest,
 }
 
 /// One algorithm of a spec with its expanded grid.
@@ -238,6 +261,14 @@ impl ExperimentSpec {
         if algorithms.is_empty() {
             return Err(bad("no `[[algorithms]]`".into()));
         }
+        if let Some(b) = &raw.baseline
+            && !algorithms.iter().any(|a| &a.label == b)
+        {
+            return Err(bad(format!(
+                "baseline `{b}` is not an algorithm label of the spec (it has: {})",
+                algorithms.iter().map(|a| a.label.as_str()).collect::<Vec<_>>().join(", ")
+            )));
+        }
         Ok(Self {
             source: path.display().to_string(),
             name: raw.name,
@@ -249,6 +280,8 @@ impl ExperimentSpec {
             seed: raw.seed,
             convention: raw.convention,
             algorithms,
+            baseline: raw.baseline,
+            significance: raw.significance,
         })
     }
 
@@ -323,6 +356,12 @@ impl ExperimentSpec {
             }
         }
         self.algorithms.retain(|a| names.iter().any(|n| a.label == *n || a.id == *n));
+        if let Some(b) = &self.baseline
+            && !self.algorithms.iter().any(|a| &a.label == b)
+        {
+            log::info!("baseline `{b}` is not among the algorithms run: the report tests against the first");
+            self.baseline = None;
+        }
         Ok(())
     }
 }
@@ -465,6 +504,8 @@ impl ExperimentSpec {
             seed,
             convention: None,
             algorithms: defaults.algorithms.clone(),
+            baseline: defaults.baseline.clone(),
+            significance: defaults.significance,
         })
     }
 
@@ -597,6 +638,26 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
                 assert!(ids.contains(&a.id), "{name} lacks {}", a.id);
             }
         }
+    }
+
+    #[test]
+    fn baseline_and_significance_keys_are_checked_at_load() {
+        let s = ExperimentSpec::parse(BASE, Path::new("t.toml")).unwrap();
+        assert_eq!((s.baseline, s.significance), (None, SignificanceTest::T));
+        let text = BASE.replace("seed = 1", "seed = 1\nbaseline = \"regression\"\nsignificance = \"tukey\"");
+        let s = ExperimentSpec::parse(&text, Path::new("t.toml")).unwrap();
+        assert_eq!((s.baseline.as_deref(), s.significance), (Some("regression"), SignificanceTest::Tukey));
+        let text = BASE.replace("seed = 1", "seed = 1\nsignificance = \"randomization\"");
+        assert_eq!(
+            ExperimentSpec::parse(&text, Path::new("t.toml")).unwrap().significance,
+            SignificanceTest::Randomization
+        );
+        let e = err(&BASE.replace("seed = 1", "seed = 1\nbaseline = \"ranksvm\""));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("baseline `ranksvm`"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        let e = err(&BASE.replace("seed = 1", "seed = 1\nsignificance = \"wilcoxon\""));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("wilcoxon"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
     }
 
     #[test]

@@ -37,7 +37,9 @@ pub use ltr_core::Convention;
 /// learners evaluating during training): the LETOR 3.0 script's.
 pub const DEFAULT_CONVENTION: Convention = Convention::Letor3;
 pub use criterion::Criterion;
-pub use eval::{Evaluation, QueryMetrics, Summary, evaluate, evaluate_dataset, evaluate_query, rank_order};
+pub use eval::{
+    Evaluation, QueryMetrics, Summary, evaluate, evaluate_dataset, evaluate_query, rank_order, script_order,
+};
 pub use metric::{Metric, MetricScratch};
 
 /// Errors of this crate.

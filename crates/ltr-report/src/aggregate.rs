@@ -1,10 +1,12 @@
 //! Cells as polars frames, and their aggregation through the lazy API.
 //!
-//! * [`cell_frame`]: one row per cell (dataset, algorithm, fold) with each report metric of
-//!   the fold's test means, as the official scripts compute them.
 //! * [`query_frame`]: one row per test query of every cell (dataset, fold, query id,
-//!   algorithm) with each report metric, for analyses across queries (significance tests,
-//!   per-query wins) that the tables do not need.
+//!   algorithm, whether the query counts, its place in the official script's order) with each
+//!   report metric. This is the one source of every number in a report.
+//! * [`fold_rows`]: the query frame reduced to one row per cell (dataset, algorithm, fold):
+//!   each metric's mean over the counted queries, summed in the script's order, so the fold
+//!   means equal the official scripts' (and the cells' stored summaries) to the last bit.
+//! * [`cell_frame`]: those rows as a frame.
 //! * [`aggregate`]: the cell frame grouped by (dataset, algorithm) in first-appearance order:
 //!   fold count, mean and sample standard deviation of every metric.
 
@@ -18,6 +20,25 @@ use crate::ReportError;
 
 /// The metric columns of the comparison tables.
 pub const METRICS: [Metric; 8] = Metric::REPORT;
+
+/// The metric columns of the per-query frame: the tables' and every NDCG@k up to 10 (for the
+/// NDCG@k plot), NDCG first.
+pub const FRAME_METRICS: [Metric; 14] = [
+    Metric::Ndcg(1),
+    Metric::Ndcg(2),
+    Metric::Ndcg(3),
+    Metric::Ndcg(4),
+    Metric::Ndcg(5),
+    Metric::Ndcg(6),
+    Metric::Ndcg(7),
+    Metric::Ndcg(8),
+    Metric::Ndcg(9),
+    Metric::Ndcg(10),
+    Metric::Precision(1),
+    Metric::Precision(3),
+    Metric::Precision(10),
+    Metric::Map,
+];
 
 /// One fold of one algorithm on one dataset.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,20 +105,31 @@ pub fn cell_frame(rows: &[FoldRow]) -> PolarsResult<DataFrame> {
     DataFrame::new(rows.len(), cols)
 }
 
-/// One row per test query of every cell: `dataset`, `fold`, `query` (its id), `algorithm`
-/// and one column per report metric, in cell order then the evaluation's query order.
+/// One row per test query of every cell, in cell order then the evaluation's (file) query
+/// order: `dataset`, `fold`, `query` (its id), `algorithm`, `counted` (whether the query
+/// counts in the means under the cell's convention: false only for a query without relevant
+/// documents under a convention that skips them), `script_order` (the query's place, from 0,
+/// in the order the official scripts sum a file's queries: ascending numeric id) and one
+/// column per report metric (NaN: not evaluated).
 pub fn query_frame(cells: &[&CellRecord]) -> PolarsResult<DataFrame> {
     let n: usize = cells.iter().map(|c| c.per_query.len()).sum();
     let (mut dataset, mut fold, mut query, mut algorithm) =
         (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(n); METRICS.len()];
+    let (mut counted, mut order) = (Vec::with_capacity(n), vec![0u32; n]);
+    let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(n); FRAME_METRICS.len()];
     for c in cells {
+        let start = dataset.len();
+        for (place, i) in ltr_metrics::script_order(&c.per_query).into_iter().enumerate() {
+            // A test file's query count is far below u32::MAX (it was held in memory).
+            order[start + i] = u32::try_from(place).unwrap_or(u32::MAX);
+        }
         for q in &c.per_query {
             dataset.push(c.dataset.as_str());
             fold.push(c.fold);
             query.push(q.qid.as_str());
             algorithm.push(c.label.as_str());
-            for (j, m) in METRICS.iter().enumerate() {
+            counted.push(q.counted);
+            for (j, m) in FRAME_METRICS.iter().enumerate() {
                 values[j].push(m.of_query(q).unwrap_or(f64::NAN));
             }
         }
@@ -107,12 +139,89 @@ pub fn query_frame(cells: &[&CellRecord]) -> PolarsResult<DataFrame> {
         Column::new("fold".into(), fold),
         Column::new("query".into(), query),
         Column::new("algorithm".into(), algorithm),
+        Column::new("counted".into(), counted),
+        Column::new("script_order".into(), order),
     ];
-    for (m, v) in METRICS.iter().zip(values) {
+    for (m, v) in FRAME_METRICS.iter().zip(values) {
         cols.push(Column::new(column(*m), v));
     }
     DataFrame::new(n, cols)
 }
+
+/// The fold means of every cell from a [`query_frame`] for the report's [`METRICS`]: one row
+/// per (dataset, algorithm, fold) in first-appearance order ([`fold_means`]).
+pub fn fold_rows(frame: &DataFrame) -> Result<Vec<FoldRow>, ReportError> {
+    Ok(fold_means(frame, &METRICS)?
+        .into_iter()
+        .map(|(dataset, algorithm, fold, v)| {
+            let mut metrics = [f64::NAN; 8];
+            for (m, x) in metrics.iter_mut().zip(v) {
+                *m = x;
+            }
+            FoldRow { dataset, algorithm, fold, metrics }
+        })
+        .collect())
+}
+
+/// The fold means of `metrics` (columns of the frame) for every cell of a [`query_frame`]:
+/// (dataset, algorithm, fold, one mean per metric) in first-appearance order, each the mean
+/// over the cell's counted queries (0 when none counts, as the scripts print).
+///
+/// Polars groups the queries of each cell, keeps the counted ones and puts them in the
+/// script's order; the sum itself is a plain left-to-right loop, because polars' float sum
+/// adds in SIMD stripes and would differ from the scripts' sequential sum in the last bits.
+pub fn fold_means(frame: &DataFrame, metrics: &[Metric]) -> Result<Vec<FoldMeans>, ReportError> {
+    if frame.height() == 0 {
+        return Ok(Vec::new());
+    }
+    let by_script = || SortMultipleOptions::default().with_maintain_order(true);
+    let counted = || col("counted").sort_by([col("script_order")], by_script());
+    let aggs: Vec<Expr> = metrics
+        .iter()
+        .map(|m| {
+            let name = column(*m);
+            col(name.clone()).sort_by([col("script_order")], by_script()).filter(counted()).alias(name)
+        })
+        .collect();
+    let out = frame
+        .clone()
+        .lazy()
+        .group_by_stable([col("dataset"), col("algorithm"), col("fold")])
+        .agg(aggs)
+        .collect()?;
+    let datasets = out.column("dataset")?.str()?;
+    let algorithms = out.column("algorithm")?.str()?;
+    let folds = out.column("fold")?.cast(&DataType::UInt32)?;
+    let folds = folds.u32()?;
+    let lists = metrics
+        .iter()
+        .map(|m| Ok(out.column(&column(*m))?.list()?.clone()))
+        .collect::<Result<Vec<ListChunked>, ReportError>>()?;
+    let mut rows = Vec::with_capacity(out.height());
+    for i in 0..out.height() {
+        let mut means = Vec::with_capacity(metrics.len());
+        for list in &lists {
+            let (mut sum, mut n) = (0.0, 0usize);
+            if let Some(values) = list.get_as_series(i) {
+                for v in values.f64()?.iter() {
+                    sum += v.unwrap_or(f64::NAN);
+                    n += 1;
+                }
+            }
+            means.push(if n == 0 { 0.0 } else { sum / n as f64 });
+        }
+        rows.push((
+            datasets.get(i).unwrap_or_default().to_owned(),
+            algorithms.get(i).unwrap_or_default().to_owned(),
+            folds.get(i).unwrap_or(0),
+            means,
+        ));
+    }
+    Ok(rows)
+}
+
+/// (dataset, algorithm, fold, means) of one cell ([`fold_means`]).
+pub type FoldMeans = (String, String, u32, Vec<f64>);
 
 /// Groups the cell rows by (dataset, algorithm) in first-appearance order and aggregates
 /// every metric: fold count, mean, sample standard deviation.

@@ -136,7 +136,11 @@ fn values(v: &[f64; 8]) -> MetricValues {
 }
 
 /// The report document of `input` with its aggregates.
-pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> ReportJson<'a> {
+pub(crate) fn document<'a>(
+    input: &'a ReportInput,
+    aggs: &'a [Aggregate],
+    folds: &[FoldRow],
+) -> ReportJson<'a> {
     let cells = crate::ordered_cells(input);
     ReportJson {
         name: &input.spec.name,
@@ -205,7 +209,7 @@ pub(crate) fn document<'a>(input: &'a ReportInput, aggs: &'a [Aggregate]) -> Rep
                     cell: &c.key,
                     chosen_params: chosen.map(|g| g.config.params_json()).unwrap_or_default(),
                     validation: chosen.map_or(f64::NAN, |g| g.vali),
-                    metrics: values(&FoldRow::of(c).metrics),
+                    metrics: values(&crate::fold_of(folds, c).metrics),
                     model_statistics: &c.model_stats,
                 }
             })

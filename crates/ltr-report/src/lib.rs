@@ -5,19 +5,25 @@
 //! * a survey-style summary table of the algorithms (family, year, loss, optimizer, datasets,
 //!   compared with);
 //! * per dataset, algorithms x NDCG@1/3/5/10, P@1/3/10, MAP as mean ± standard deviation
-//!   over folds (aggregated with polars, rendered with tabled);
+//!   over folds, aggregated with polars from the one per-query frame
+//!   ([`aggregate::query_frame`], also written as `<name>/per_query.csv`) and rendered with
+//!   tabled, with significance marks and three SVG plots ([`plot`]);
 //! * the published reference numbers beside ours, with the difference;
 //! * unavailable datasets, named with the reason, and datasets left out of the run;
 //! * never a mean over fewer folds than expected without saying so: a report whose cells are
 //!   missing or damaged in the store fails naming each, or (`allow_partial`) says so at the
 //!   top and marks every affected mean `(n/N folds)`.
 //!
-//! The JSON and CSV carry no timings and no wall-clock data: the same run gives the same bytes.
+//! The JSON, the CSVs and the plots carry no timings and no wall-clock data, so the same
+//! cells give the same bytes; the two exceptions are the markdown (wall and fit times) and
+//! the fit-time plot `<name>/<dataset>-fit-time.svg` ([`plot::Plot::timing`]), which a
+//! byte-identity check must leave out.
 
 pub mod aggregate;
 pub mod check;
 pub mod json;
 pub mod per_query;
+pub mod plot;
 pub mod published;
 mod render;
 pub mod significance;
@@ -235,9 +241,10 @@ impl ReportInput {
         Ok(aggregate::query_frame(&ordered_cells(self))?)
     }
 
-    /// The cells' frame ([`aggregate::cell_frame`]), in report order.
+    /// The cells' frame ([`aggregate::cell_frame`]) reduced from the per-query frame, in
+    /// report order.
     pub fn cell_frame(&self) -> Result<polars::prelude::DataFrame, ReportError> {
-        Ok(aggregate::cell_frame(&fold_rows(self))?)
+        Ok(aggregate::cell_frame(&aggregate::fold_rows(&self.query_frame()?)?)?)
     }
 }
 
@@ -253,16 +260,15 @@ pub struct Report {
     /// Every test query of every cell ([`aggregate::query_frame`]), written beside the
     /// report as parquet and CSV.
     pub per_query: polars::prelude::DataFrame,
+    /// The plots, written beside the per-query data ([`plot`]).
+    pub plots: Vec<plot::Plot>,
 }
 
-fn fold_rows(input: &ReportInput) -> Vec<FoldRow> {
-    ordered_cells(input).into_iter().map(FoldRow::of).collect()
-}
-
-/// Builds the report with the default significance tests (paired t-test against the first
-/// algorithm, Holm-corrected, seeded by the spec's seed).
+/// Builds the report with the significance tests its spec asks for
+/// ([`SignificanceConfig::of_spec`]: by default a paired t-test against the first algorithm,
+/// Holm-corrected, seeded by the spec's seed).
 pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
-    build_with(input, &SignificanceConfig { seed: input.spec.seed, ..SignificanceConfig::default() })
+    build_with(input, &SignificanceConfig::of_spec(&input.spec))
 }
 
 /// Builds the report with the given significance configuration. Fails naming every missing
@@ -272,11 +278,14 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
     if !input.missing.is_empty() && !input.allow_partial {
         return Err(ReportError::MissingCells(input.missing.clone()));
     }
+    // Every number below comes from this frame: the fold means, their means over folds and
+    // the tests.
     let per_query = input.query_frame()?;
-    let aggs = aggregate::aggregate(&fold_rows(input))?;
+    let folds = aggregate::fold_rows(&per_query)?;
+    let aggs = aggregate::aggregate(&folds)?;
     let significance = significance::from_query_frame(&per_query, sig)?;
-    let markdown = render::markdown(input, &aggs, Some(&significance));
-    let mut doc = json::document(input, &aggs);
+    let markdown = render::markdown(input, &aggs, &folds, Some(&significance));
+    let mut doc = json::document(input, &aggs, &folds);
     doc.significance = Some(&significance);
     let json = json::to_text(&doc)?;
     let family: Vec<String> =
@@ -286,7 +295,8 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
         .map(|a| convention_of(input, &a.dataset).map(|c| c.to_string()).unwrap_or_default())
         .collect();
     let csv = aggregate::to_csv(&aggs, &[("family", family), ("convention", conventions)])?;
-    Ok(Report { markdown, json, csv, per_query })
+    let plots = plot::report_plots(input, &per_query, &folds)?;
+    Ok(Report { markdown, json, csv, per_query, plots })
 }
 
 /// One model statistic of one algorithm on one dataset, over the folds that have it.
@@ -343,6 +353,21 @@ pub fn model_stat_rows(input: &ReportInput) -> Vec<ModelStatRow> {
     rows
 }
 
+/// The fold row of a cell among `folds` (NaN metrics when the cell has no test query, so no
+/// row).
+pub(crate) fn fold_of(folds: &[FoldRow], cell: &CellRecord) -> FoldRow {
+    folds
+        .iter()
+        .find(|f| f.dataset == cell.dataset && f.algorithm == cell.label && f.fold == cell.fold)
+        .cloned()
+        .unwrap_or_else(|| FoldRow {
+            dataset: cell.dataset.clone(),
+            algorithm: cell.label.clone(),
+            fold: cell.fold,
+            metrics: [f64::NAN; 8],
+        })
+}
+
 /// Cells sorted by the spec's dataset order, algorithm order, then fold.
 pub(crate) fn ordered_cells(input: &ReportInput) -> Vec<&CellRecord> {
     let ds = |d: &str| input.spec.datasets.iter().position(|x| x == d).unwrap_or(usize::MAX);
@@ -373,8 +398,8 @@ pub(crate) fn convention_of(input: &ReportInput, dataset: &str) -> Option<Conven
     input.cells.iter().find(|c| c.dataset == dataset).map(|c| c.eval.convention).or(input.spec.convention)
 }
 
-/// Writes `<dir>/<name>.md`, `.json` and `.csv`, and the per-query data as
-/// `<dir>/<name>/per_query.parquet` and `.csv`.
+/// Writes `<dir>/<name>.md`, `.json` and `.csv`, the per-query data as
+/// `<dir>/<name>/per_query.parquet` and `.csv`, and the plots in `<dir>/<name>/`.
 pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, ReportError> {
     // The name is a file name in `dir`, never a path out of it.
     ltr_harness::spec::check_name(name)
@@ -387,6 +412,11 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
         written.push(path);
     }
     written.extend(per_query::write(&report.per_query, &dir.join(name))?);
+    for p in &report.plots {
+        let path = dir.join(name).join(&p.file);
+        ltr_harness::store::write_atomic(&path, p.svg.as_bytes())?;
+        written.push(path);
+    }
     Ok(written)
 }
 
@@ -475,12 +505,67 @@ mod tests {
         assert!((r.std - 0.02f64.sqrt()).abs() < 1e-15, "sample standard deviation");
     }
 
+    /// A cell of `n` queries with random grades and scores, qids shuffled (so the script's
+    /// numeric order is not the file order) and evaluated under `cfg`.
+    fn random_cell(label: &str, fold: u32, n: usize, cfg: &EvalConfig, seed: u64) -> CellRecord {
+        let mut rng = ltr_core::Rng::new(seed);
+        let mut ids: Vec<usize> = (1..=n).map(|i| i * 7).collect();
+        rng.shuffle(&mut ids);
+        let qids: Vec<String> = ids.iter().map(usize::to_string).collect();
+        let (mut labels, mut offsets, mut scores) = (Vec::new(), vec![0], Vec::new());
+        for q in 0..n {
+            let docs = 3 + rng.index(20);
+            for _ in 0..docs {
+                // Every fifth query has no relevant document.
+                labels.push(if q % 5 == 0 { 0 } else { rng.index(3) as u8 });
+                scores.push(rng.uniform());
+            }
+            offsets.push(labels.len());
+        }
+        let eval = ltr_metrics::evaluate(&qids, &labels, &offsets, None, &scores, cfg).unwrap();
+        let mut c = cell(label, fold, &[0.9, 0.1, 0.5, 0.2, 0.3]);
+        c.eval = *cfg;
+        c.test = eval.summary;
+        c.per_query = eval.per_query;
+        c
+    }
+
+    #[test]
+    fn fold_means_from_the_query_frame_equal_the_evaluations_bit_for_bit() {
+        // More queries than polars' pairwise-sum block, under a convention that counts every
+        // query and one that skips those without relevant documents.
+        let skip = EvalConfig::standard(ltr_metrics::NoRelevant::Skip);
+        let letor = EvalConfig::official(Convention::Letor3);
+        let cells = [
+            random_cell("a", 1, 300, &letor, 1),
+            random_cell("a", 2, 157, &letor, 2),
+            random_cell("b", 1, 300, &skip, 3),
+            random_cell("b", 2, 21, &skip, 4),
+        ];
+        assert!(cells[2].test.n_counted < cells[2].test.n_queries);
+        let refs: Vec<&CellRecord> = cells.iter().collect();
+        let frame = aggregate::query_frame(&refs).unwrap();
+        let rows = aggregate::fold_rows(&frame).unwrap();
+        assert_eq!(rows.len(), cells.len());
+        for (r, c) in rows.iter().zip(&cells) {
+            let want = FoldRow::of(c);
+            assert_eq!((&r.dataset, &r.algorithm, r.fold), (&want.dataset, &want.algorithm, want.fold));
+            assert_eq!(
+                r.metrics.map(f64::to_bits),
+                want.metrics.map(f64::to_bits),
+                "{} fold {}",
+                c.label,
+                c.fold
+            );
+        }
+    }
+
     #[test]
     fn query_and_cell_frames_hold_every_query_and_every_cell() {
         let cells = [cell("a", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]), cell("a", 2, &[0.1, 0.9, 0.5, 0.3, 0.2])];
         let refs: Vec<&CellRecord> = cells.iter().collect();
         let q = aggregate::query_frame(&refs).unwrap();
-        assert_eq!(q.shape(), (4, 4 + METRICS.len()));
+        assert_eq!(q.shape(), (4, 6 + aggregate::FRAME_METRICS.len()));
         assert_eq!(q.column("query").unwrap().str().unwrap().get(1), Some("q2"));
         // The per-query means are the fold's means (no document ids to collapse here).
         let map_by_fold = q.lazy().group_by_stable([col("fold")]).agg([col("map").mean()]).collect().unwrap();

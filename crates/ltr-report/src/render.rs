@@ -62,7 +62,12 @@ fn fmt4(x: f64) -> String {
     if x.is_nan() { "-".into() } else { format!("{x:.4}") }
 }
 
-pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate], sig: Option<&crate::Significance>) -> String {
+pub(crate) fn markdown(
+    input: &ReportInput,
+    aggs: &[Aggregate],
+    folds: &[FoldRow],
+    sig: Option<&crate::Significance>,
+) -> String {
     let spec = &input.spec;
     let mut md = format!("# {}: reproduction report\n\n", input.title);
     if !input.missing.is_empty() {
@@ -279,6 +284,13 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate], sig: Option<&cra
         rows.sort_by_key(position);
         md += &table(header, rows);
         md += "\n";
+        if !here.is_empty() {
+            let links: Vec<String> = crate::plot::files(d)
+                .iter()
+                .map(|(file, text, _)| format!("[{text}]({}/{file})", spec.name))
+                .collect();
+            md += &format!("Plots: {}.\n\n", links.join(", "));
+        }
         if let Some(s) = sig {
             md += &s.dataset_section(d, &SIGNIFICANCE_METRICS);
         }
@@ -342,7 +354,7 @@ pub(crate) fn markdown(input: &ReportInput, aggs: &[Aggregate], sig: Option<&cra
                     c.fold.to_string(),
                     format!("`{}`", &c.key[..12]),
                 ];
-                r.extend(FoldRow::of(c).metrics.map(fmt4));
+                r.extend(crate::fold_of(folds, c).metrics.map(fmt4));
                 r
             })
             .collect();

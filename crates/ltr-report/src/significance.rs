@@ -50,6 +50,20 @@ impl Default for SignificanceConfig {
     }
 }
 
+impl SignificanceConfig {
+    /// The configuration a spec asks for: its `baseline` and `significance` keys, seeded by
+    /// its master seed.
+    pub fn of_spec(spec: &ltr_harness::spec::ExperimentSpec) -> Self {
+        use ltr_harness::spec::SignificanceTest;
+        let (test, all_pairs) = match spec.significance {
+            SignificanceTest::T => (PairedTest::T, false),
+            SignificanceTest::Randomization => (PairedTest::Randomization, false),
+            SignificanceTest::Tukey => (PairedTest::T, true),
+        };
+        Self { test, all_pairs, baseline: spec.baseline.clone(), seed: spec.seed, ..Self::default() }
+    }
+}
+
 /// One algorithm against the baseline on one metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
@@ -219,9 +233,18 @@ pub fn letter(i: usize) -> String {
 
 /// Significance over a per-query frame (`dataset`, `fold`, `query`, `algorithm`, metric
 /// columns; [`crate::aggregate::query_frame`]). Queries are paired by (fold, query id,
-/// occurrence); only queries every algorithm of the dataset has, with finite values, count.
-/// Datasets and algorithms keep their first-appearance order.
+/// occurrence); only queries every algorithm of the dataset has, with finite values, count,
+/// and, when the frame has a `counted` column, only the queries it marks as counted (those the
+/// means count). Datasets and algorithms keep their first-appearance order.
 pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<Significance, ReportError> {
+    let filtered;
+    let frame = match frame.column("counted") {
+        Ok(c) => {
+            filtered = frame.filter(c.bool()?)?;
+            &filtered
+        }
+        Err(_) => frame,
+    };
     let ds = frame.column("dataset")?.str()?;
     let folds = frame.column("fold")?.cast(&DataType::UInt32)?;
     let folds = folds.u32()?;
