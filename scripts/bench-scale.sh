@@ -21,7 +21,7 @@
 # each whole process (LightGBM's holds its dense float32 numpy matrices, as ltr holds its own).
 #
 # Environment: BENCH_SCALE_DIR (default target/bench-scale: venv, data, logs), LTR_BIN (a
-# built ltr; default: build target/release/ltr), THREADS, TRUNCATION, KEEP_DATA=0 to delete
+# built ltr; default: build target/bench/ltr, the release code plus ThinLTO), THREADS, TRUNCATION, KEEP_DATA=0 to delete
 # the generated data afterwards (it is reused by the next run otherwise; full: ~3.5 GB).
 set -euo pipefail
 
@@ -43,8 +43,8 @@ esac
 mkdir -p "$dir"
 
 if [ -z "${LTR_BIN:-}" ]; then
-    (cd "$root" && cargo build --release --locked --bin ltr)
-    LTR_BIN=$root/target/release/ltr
+    (cd "$root" && cargo build --profile bench --locked --bin ltr)
+    LTR_BIN=$root/target/bench/ltr
 fi
 
 if [ ! -x "$dir/venv/bin/python" ]; then

@@ -43,6 +43,9 @@ pub struct ReportJson<'a> {
     /// Per dataset, algorithm and model statistic (FenchelRank's sparsity, the cascade's cost
     /// per query): mean and sample standard deviation over folds.
     pub model_statistics: Vec<crate::ModelStatRow>,
+    /// Per dataset, for LambdaMART and RankSVM: the most important features of the selected
+    /// models (share of split gain or of absolute weight, mean over folds).
+    pub top_features: &'a [crate::TopFeatureRow],
     /// The published numbers of the collection.
     pub published: Vec<&'a PublishedRow>,
     /// Cells that failed.
@@ -215,6 +218,7 @@ pub(crate) fn document<'a>(
             })
             .collect(),
         model_statistics: crate::model_stat_rows(input),
+        top_features: &input.top_features,
         published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
         failed: &input.run.failed,
         missing: &input.missing,

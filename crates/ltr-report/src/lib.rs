@@ -143,6 +143,60 @@ pub struct ReportInput {
     pub title: String,
     /// Code version string (`ltr 0.1.0 (git abc1234)`).
     pub code_version: String,
+    /// The most important features of the algorithms in [`TOP_FEATURE_ALGORITHMS`], per
+    /// dataset ([`ReportInput::from_store`] reads them from the stored models).
+    pub top_features: Vec<TopFeatureRow>,
+}
+
+/// The algorithms whose most important features the report lists: one tree ensemble and one
+/// linear model, the two kinds whose importance is read directly off the model.
+pub const TOP_FEATURE_ALGORITHMS: [&str; 2] = ["lambdamart", "ranksvm"];
+
+/// How many features the report lists per algorithm and dataset.
+pub const TOP_FEATURES: usize = 5;
+
+/// The most important features of one algorithm entry on one dataset: each feature's share
+/// of the model's importance (split gain for trees, absolute weight for linear models),
+/// averaged over the folds' selected models ([`ltr_harness::importance::mean_top_features`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TopFeatureRow {
+    /// Dataset name.
+    pub dataset: String,
+    /// Algorithm label of the spec.
+    pub algorithm: String,
+    /// What the importance is (`split gain` or `absolute weight`).
+    pub kind: String,
+    /// Number of fold models averaged.
+    pub folds: usize,
+    /// The features, most important first.
+    pub features: Vec<ltr_harness::importance::TopFeature>,
+}
+
+/// The top-feature rows of `cells` (sound cells, report order): for each dataset and entry
+/// of an algorithm in [`TOP_FEATURE_ALGORITHMS`], the selected models of its folds.
+fn top_feature_rows(store: &ResultStore, cells: &[CellRecord]) -> Result<Vec<TopFeatureRow>, ReportError> {
+    use ltr_harness::importance::{Importance, cell_model, importance, mean_top_features};
+    let mut groups: Vec<((String, String), Vec<Importance>)> = Vec::new();
+    for c in cells.iter().filter(|c| TOP_FEATURE_ALGORITHMS.contains(&c.algorithm.as_str())) {
+        let fit = importance(&cell_model(store, &c.key)?, None)?;
+        let id = (c.dataset.clone(), c.label.clone());
+        match groups.iter_mut().find(|(k, _)| *k == id) {
+            Some((_, fits)) => fits.push(fit),
+            None => groups.push((id, vec![fit])),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .filter_map(|((dataset, algorithm), fits)| {
+            let kind = match fits.first()? {
+                Importance::Trees { .. } => "split gain",
+                Importance::Linear { .. } => "absolute weight",
+                Importance::Undefined { .. } => return None,
+            };
+            let features = mean_top_features(&fits, TOP_FEATURES)?;
+            Some(TopFeatureRow { dataset, algorithm, kind: kind.to_owned(), folds: fits.len(), features })
+        })
+        .collect())
 }
 
 impl ReportInput {
@@ -216,6 +270,7 @@ impl ReportInput {
                 }
             }
         }
+        let top_features = top_feature_rows(store, &cells)?;
         Ok(Self {
             spec,
             run,
@@ -228,6 +283,7 @@ impl ReportInput {
             published,
             title,
             code_version,
+            top_features,
         })
     }
 
@@ -493,6 +549,7 @@ mod tests {
             published: Published::builtin().unwrap(),
             title: "T".into(),
             code_version: "v".into(),
+            top_features: Vec::new(),
         };
         let rows = model_stat_rows(&input);
         assert_eq!(rows.len(), 1, "only the cells that have statistics");

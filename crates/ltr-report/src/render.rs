@@ -295,6 +295,7 @@ pub(crate) fn markdown(
             md += &s.dataset_section(d, &SIGNIFICANCE_METRICS);
         }
         md += &model_stats_table(input, d);
+        md += &top_features_table(input, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();
     }
@@ -381,6 +382,28 @@ pub(crate) fn markdown(
 
 /// The model statistics of dataset `d` (FenchelRank's sparsity, the cascade's cost), or
 /// nothing when no algorithm has any.
+/// The most important features of LambdaMART and RankSVM on dataset `d` (empty if neither ran).
+fn top_features_table(input: &ReportInput, d: &str) -> String {
+    let rows: Vec<Vec<String>> = input
+        .top_features
+        .iter()
+        .filter(|r| r.dataset == d)
+        .map(|r| {
+            let list: Vec<String> =
+                r.features.iter().map(|f| format!("{} ({:.1}%)", f.feature, 100.0 * f.share)).collect();
+            vec![r.algorithm.clone(), r.kind.clone(), list.join(", "), r.folds.to_string()]
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "Top features (feature number and its share of the model's importance, mean over the folds' \
+         selected models; `ltr explain MODEL` gives the full list):\n\n{}\n",
+        table(["Algorithm", "Importance", "Top features", "Folds"].map(String::from).to_vec(), rows)
+    )
+}
+
 fn model_stats_table(input: &ReportInput, d: &str) -> String {
     let rows: Vec<Vec<String>> = crate::model_stat_rows(input)
         .into_iter()
