@@ -53,15 +53,15 @@ fn trained(dir: &Path) -> (PathBuf, PathBuf) {
     let data = dir.join("train.txt");
     small_letor(&data, 5, 3);
     let model = dir.join("m.json");
-    let out = ltr()
-        .args(["train", "regression", "--train"])
-        .arg(&data)
-        .arg("--model")
-        .arg(&model)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    train_regression(&data, &model);
     (data, model)
+}
+
+/// Trains regression on `data` into `model`, asserting success.
+fn train_regression(data: &Path, model: &Path) {
+    let out =
+        ltr().args(["train", "regression", "--train"]).arg(data).arg("--model").arg(model).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 const PIPE_SPEC: &str = r#"
@@ -168,14 +168,7 @@ fn a_failing_write_leaves_the_old_model_and_scores_byte_identical() {
     let data = d.join("wide.txt");
     small_letor(&data, 40, 150);
     let model = d.join("model.json");
-    let out = ltr()
-        .args(["train", "regression", "--train"])
-        .arg(&data)
-        .arg("--model")
-        .arg(&model)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    train_regression(&data, &model);
     let scores = d.join("scores.txt");
     let out = ltr()
         .args(["predict", "--model"])

@@ -173,7 +173,7 @@ pub fn run(
         return Err(HarnessError::NothingToRun { reason: nothing_to_run(spec, datasets) });
     }
     let selected: Vec<&PlannedCell<'_>> = cells.iter().collect();
-    let outcome = execute(spec, datasets, &selected, store, opts, progress);
+    let outcome = run_cells(spec, datasets, &selected, store, opts, progress);
     let record = RunRecord {
         name: spec.name.clone(),
         spec_source: spec.source.clone(),
@@ -194,20 +194,9 @@ pub fn run(
 
 /// Runs only the given cells (a part of [`plan_cells`], e.g. one task of a cluster plan)
 /// exactly as [`run`] would, without writing `run.json`: several such runs may share one
-/// store, each writing only its own cells.
+/// store, each writing only its own cells. Computes those that are not sound in the store
+/// (all with `opts.force`).
 pub fn run_cells(
-    spec: &ExperimentSpec,
-    datasets: &[DatasetStatus],
-    cells: &[&PlannedCell<'_>],
-    store: &ResultStore,
-    opts: &RunOptions,
-    progress: &dyn RunProgress,
-) -> CellsOutcome {
-    execute(spec, datasets, cells, store, opts, progress)
-}
-
-/// Computes the cells of `cells` that are not sound in the store (all with `opts.force`).
-fn execute(
     spec: &ExperimentSpec,
     datasets: &[DatasetStatus],
     cells: &[&PlannedCell<'_>],
