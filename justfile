@@ -81,3 +81,9 @@ test-slurm:
 # (about an hour). Options and matched settings: scripts/bench-scale.sh.
 bench-scale setting="small":
     bash scripts/bench-scale.sh {{setting}}
+
+# What one fit of every algorithm costs at the MSLR-WEB10K shape (729k x 136 training rows):
+# status, fit time and peak RSS per algorithm, the numbers of each README's "Scale" section
+# and of the harness's scale limits (about an hour; options in scripts/bench-budget.sh).
+bench-budget:
+    bash scripts/bench-budget.sh

@@ -102,3 +102,30 @@ fn feature_null_reads_with_its_missing_token() {
     assert_eq!((data.n_features(), data.n_docs()), (45, 3));
     assert_eq!(data.row(0)[0], 0.0, "the missing value reads as 0");
 }
+
+/// A run over every fold parses the five LETOR subsets once and builds the folds from them:
+/// each fold so built equals the fold read from its own three files (features, grades, query
+/// and document ids, convention), on both collections with embedded data.
+#[test]
+fn folds_built_from_the_parsed_subsets_equal_the_fold_files() {
+    use ltr_harness::ExperimentSpec;
+    use ltr_harness::protocol::{self, Subsets};
+    for (collection, dataset) in [("letor3", "OHSUMED"), ("letor4", "MQ2008")] {
+        let spec = ExperimentSpec::builtin(collection).unwrap();
+        let input = crate::common::installed(collection, dataset);
+        assert_eq!(input.rotation, Some(5), "{dataset}: the manifest flags its folds as a rotation");
+        let subsets = Subsets::read(&spec, input).unwrap().expect("all five folds are there");
+        for k in 1..=5 {
+            let built = subsets.fold(input, k).unwrap();
+            let read = protocol::read_fold(&spec, input, k).unwrap();
+            assert_eq!(built.train, read.train, "{dataset} fold {k} train");
+            assert_eq!(*built.vali, *read.vali, "{dataset} fold {k} vali");
+            assert_eq!(*built.test, *read.test, "{dataset} fold {k} test");
+            assert!(built.train.n_docs() > 0 && built.train.convention().is_some());
+        }
+        // A dataset resolved with only some of its folds is read fold by fold.
+        let mut some = input.clone();
+        some.folds.truncate(2);
+        assert!(Subsets::read(&spec, &some).unwrap().is_none());
+    }
+}

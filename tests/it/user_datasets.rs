@@ -277,3 +277,38 @@ fn a_lab_describes_its_own_collection_with_a_manifest_file_for_fetch_and_run() {
     let out = ltr(dir.path(), &["run", "spec.toml", "--no-fetch", "--results", "res"]);
     assert!(!out.status.success() && text(&out).contains("lab"), "{}", text(&out));
 }
+
+/// An algorithm whose measured scale limit a dataset's training split exceeds is refused when
+/// the spec loads, before anything is fetched, with one line naming the limit; with
+/// `scale_limits = false` the run goes on (here to the fetch, which fails offline).
+#[test]
+fn an_algorithm_over_its_scale_limit_is_refused_when_the_spec_loads() {
+    let limited = ltr_harness::limits::SCALE_LIMITS.first().expect("some algorithm is limited");
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |extra: &str| {
+        format!(
+            "name = \"big\"\ncollection = \"mslr\"\ndatasets = [\"MSLR-WEB10K\"]\nseed = 1\n{extra}\n\
+             [[algorithms]]\nid = \"regression\"\n\n[[algorithms]]\nid = \"{}\"\n",
+            limited.id
+        )
+    };
+    std::fs::write(dir.path().join("big.toml"), spec("")).unwrap();
+    let out = ltr(dir.path(), &["run", "big.toml"]);
+    assert!(!out.status.success());
+    let all = text(&out);
+    let errors: Vec<&str> = all.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{all}");
+    let limit = ltr_harness::limits::thousands(limited.max_train_rows);
+    assert!(
+        errors[0].contains(&format!("{} on MSLR-WEB10K: about 720,114 training rows", limited.id))
+            && errors[0].contains(&format!("{}'s limit of {limit}", limited.id))
+            && errors[0].contains("scale_limits = false"),
+        "{all}"
+    );
+    assert!(!all.contains("unavailable"), "refused before any fetch: {all}");
+
+    std::fs::write(dir.path().join("big.toml"), spec("scale_limits = false")).unwrap();
+    let out = ltr(dir.path(), &["run", "big.toml"]);
+    let all = text(&out);
+    assert!(!out.status.success() && !all.contains("'s limit of") && all.contains("unavailable"), "{all}");
+}

@@ -1,6 +1,7 @@
 //! The query-grouped data set and its borrowed per-query views.
 
 use crate::convention::Convention;
+use crate::derived::Derived;
 use crate::error::{Error, Result};
 
 /// A relevance grade (LETOR: 0..=2, MSLR: 0..=4).
@@ -29,6 +30,8 @@ pub struct Dataset {
     doc_ids: Option<Vec<String>>,
     /// The metric convention its numbers are computed under, when the source names one.
     convention: Option<Convention>,
+    /// Values computed from the contents, shared by every fit on this data set.
+    derived: Derived,
 }
 
 impl Dataset {
@@ -66,7 +69,16 @@ impl Dataset {
         {
             return invalid(format!("{} doc ids for {n_docs} documents", ids.len()));
         }
-        Ok(Self { n_features, features, labels, query_offsets, query_ids, doc_ids, convention: None })
+        Ok(Self {
+            n_features,
+            features,
+            labels,
+            query_offsets,
+            query_ids,
+            doc_ids,
+            convention: None,
+            derived: Derived::default(),
+        })
     }
 
     /// Number of features per document.
@@ -135,6 +147,12 @@ impl Dataset {
     pub fn with_convention(mut self, convention: Option<Convention>) -> Self {
         self.convention = convention;
         self
+    }
+
+    /// Values computed from this data set's contents alone (the tree learner's binned matrix),
+    /// shared by every fit on it. See [`Derived`].
+    pub fn derived(&self) -> &Derived {
+        &self.derived
     }
 
     /// The highest grade present (0 for an empty set).

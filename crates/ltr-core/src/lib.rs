@@ -5,6 +5,8 @@
 //! * [`Params`], [`Learner`], [`Ranker`]: the boundary every algorithm implements. Raw,
 //!   serde-friendly hyperparameters are validated into a checked form before any data is
 //!   touched; fitting produces a separate, serialisable model that scores data sets.
+//! * [`Derived`]: values computed from a data set's contents alone (the tree learner's
+//!   binned matrix), cached with it and shared by every fit on it.
 //! * [`Convention`]: the metric convention a data set carries into training and evaluation.
 //! * [`BestCheckpoint`], [`select_best`]: the one selection rule (highest wins, earliest on
 //!   ties, NaN never wins), for grid points and validation checkpoints alike.
@@ -17,6 +19,7 @@
 
 mod convention;
 mod dataset;
+pub mod derived;
 mod error;
 pub mod fs;
 mod info;
@@ -27,6 +30,7 @@ mod traits;
 
 pub use convention::Convention;
 pub use dataset::{Dataset, DatasetBuilder, Grade, MAX_FEATURES, QueryView};
+pub use derived::Derived;
 pub use error::{Error, Result};
 pub use fs::write_atomic;
 pub use info::{AlgorithmInfo, Family, LossType};

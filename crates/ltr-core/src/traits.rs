@@ -70,6 +70,15 @@ pub trait Learner: std::fmt::Debug + Send + Sync {
     /// its measure; without it the learner runs its configured length. `rng` is the only
     /// source of randomness.
     fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<Self::Model>;
+
+    /// Computes what fits with these parameters derive from `train` alone and share, into
+    /// `train`'s cache ([`Dataset::derived`]), so that a grid fitted in parallel does it once:
+    /// the tree learners bin the features here. [`Learner::fit`] works without it (it finds
+    /// the value cached or computes it), and the result of a fit is the same either way.
+    fn prepare(&self, train: &Dataset) -> Result<()> {
+        let _ = train;
+        Ok(())
+    }
 }
 
 /// A fitted, serialisable model that scores documents independently of each other.

@@ -8,6 +8,7 @@ use ltr_core::Dataset;
 use crate::error::DataError;
 use crate::manifest::{Manifest, Split};
 use crate::reader::{ReadOptions, read_file};
+use crate::resolved::{DataFile, FoldFiles};
 
 /// The three splits of one fold.
 #[derive(Debug, Clone)]
@@ -55,6 +56,28 @@ pub fn rotation(fold: u32, subsets: u32) -> Option<Rotation> {
     let n = subsets as usize;
     let at = |offset: usize| (fold as usize - 1 + offset) % n;
     Some(Rotation { train: (0..n - 2).map(at).collect(), vali: at(n - 2), test: at(n - 1) })
+}
+
+/// The subsets of folds that are the LETOR rotation of their test files
+/// ([`crate::manifest::Variant::rotation`]): entry `s` is subset S(s+1), the test file of the
+/// fold whose rotation tests it. `None` unless all `n` folds (n >= 3) are given, once each,
+/// and every fold's validation file has, by its hash, the subset its rotation names.
+pub fn rotation_subsets(folds: &[FoldFiles], n: u32) -> Option<Vec<&DataFile>> {
+    if n < 3 || u32::try_from(folds.len()).ok()? != n {
+        return None;
+    }
+    let mut subsets: Vec<Option<&DataFile>> = vec![None; folds.len()];
+    for f in folds {
+        let slot = subsets.get_mut(rotation(f.fold, n)?.test)?;
+        if slot.replace(&f.test).is_some() {
+            return None;
+        }
+    }
+    let subsets: Vec<&DataFile> = subsets.into_iter().collect::<Option<_>>()?;
+    folds
+        .iter()
+        .all(|f| rotation(f.fold, n).is_some_and(|r| subsets[r.vali].sha256 == f.vali.sha256))
+        .then_some(subsets)
 }
 
 /// A file under a collection root: `<root>/<rel>` if present, else `<root>/<rel>.gz`.
@@ -113,6 +136,37 @@ pub fn load_fold(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fold_files(k: u32, train: &str, vali: &str, test: &str) -> FoldFiles {
+        let f = |split: &str, h: &str| DataFile { rel: format!("Fold{k}/{split}.txt"), sha256: h.into() };
+        FoldFiles { fold: k, train: f("train", train), vali: f("vali", vali), test: f("test", test) }
+    }
+
+    #[test]
+    fn subsets_are_the_test_files_in_rotation_order() {
+        // Fold k tests S(k+4) and validates on S(k+3) (mod 5), as in LETOR.
+        let s = ["s1", "s2", "s3", "s4", "s5"];
+        let folds: Vec<FoldFiles> = (1..=5u32)
+            .map(|k| {
+                let r = rotation(k, 5).unwrap();
+                fold_files(k, "t", s[r.vali], s[r.test])
+            })
+            .collect();
+        let got = rotation_subsets(&folds, 5).unwrap();
+        assert_eq!(got.iter().map(|f| f.sha256.as_str()).collect::<Vec<_>>(), s);
+        assert_eq!(got[0].rel, "Fold2/test.txt");
+        // A validation file that is not the subset its rotation names, a missing fold, a
+        // fold given twice: no subsets.
+        let mut bad = folds.clone();
+        bad[2].vali.sha256 = "other".into();
+        assert!(rotation_subsets(&bad, 5).is_none());
+        assert!(rotation_subsets(&folds[..4], 5).is_none());
+        let mut twice = folds.clone();
+        twice[1] = folds[0].clone();
+        assert!(rotation_subsets(&twice, 5).is_none());
+        assert!(rotation_subsets(&[], 0).is_none());
+        assert!(rotation_subsets(&folds[..3], 3).is_none());
+    }
 
     #[test]
     fn letor_rotation_of_five_subsets() {

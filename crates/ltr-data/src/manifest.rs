@@ -111,6 +111,11 @@ pub struct DatasetEntry {
     /// Number of documents over all folds' test splits, if known.
     #[serde(default)]
     pub documents: Option<usize>,
+    /// Documents of the largest training split of a fold, if known; for releases whose
+    /// folds are not rotations of the test splits (Yahoo!, Istella), where `documents` says
+    /// nothing about it. The harness's scale limits check it before anything is fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train_documents: Option<usize>,
     /// Overrides the collection's convention.
     #[serde(default)]
     pub convention: Option<Convention>,
@@ -194,6 +199,13 @@ pub struct Variant {
     /// by [`crate::folds::rotation`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pieces: Vec<Piece>,
+    /// The fold files are the LETOR rotation ([`crate::folds::rotation`]) of the folds' test
+    /// files, byte for byte (LETOR's subsets S1..S5: fold k tests one subset, validates on the
+    /// one fold k-1 tests and trains on the next three), so a run over every fold may parse
+    /// each subset once and build the folds from them. Set only where that was checked
+    /// against the released files; the manifests say where.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rotation: bool,
 }
 
 /// How a validation split is carved out of a training file: the queries are shuffled with
@@ -306,6 +318,18 @@ impl Manifest {
                     }
                 }
                 v.check_pieces(&files).map_err(|e| format!("{}/{}: pieces: {e}", d.name, v.name))?;
+                if v.rotation && (v.folds < 3 || v.fold_dir.is_empty()) {
+                    return Err(format!(
+                        "{}/{}: `rotation` needs at least 3 fold folders (it has {} folds{})",
+                        d.name,
+                        v.name,
+                        v.folds,
+                        if v.fold_dir.is_empty() { ", no fold folder" } else { "" }
+                    ));
+                }
+                if v.rotation {
+                    v.check_rotation().map_err(|e| format!("{}/{}: rotation: {e}", d.name, v.name))?;
+                }
                 if let Some(h) = &v.holdout
                     && (v.folds != 1 || !v.extra_files.contains(&h.from) || !(2..=100).contains(&h.every))
                 {
@@ -410,6 +434,26 @@ impl Variant {
         self.sha256.get(file).map(String::as_str)
     }
 
+    /// Where the manifest knows the hashes, every fold's validation file is the test file of
+    /// the fold its rotation names.
+    fn check_rotation(&self) -> Result<(), String> {
+        for k in 1..=self.folds {
+            let r = crate::folds::rotation(k, self.folds).ok_or("fewer than 3 folds")?;
+            let Some(tested) = (1..=self.folds)
+                .find(|&j| crate::folds::rotation(j, self.folds).is_some_and(|rj| rj.test == r.vali))
+            else {
+                return Err(format!("no fold tests the subset fold {k} validates on"));
+            };
+            let (vali, test) = (self.fold_file(k, Split::Vali), self.fold_file(tested, Split::Test));
+            if let (Some(a), Some(b)) = (self.sha256_of(&vali), self.sha256_of(&test))
+                && a != b
+            {
+                return Err(format!("`{vali}` is not `{test}` (by their hashes)"));
+            }
+        }
+        Ok(())
+    }
+
     /// Rebuilding from pieces is only allowed when every result can be verified: one piece
     /// per fold (the rotation needs at least three), each with a valid hash, and a
     /// manifest hash for every fold file and every file a piece stands for.
@@ -499,6 +543,19 @@ mod tests {
         let huge = text.replacen("folds = 5", "folds = 4000000000", 1);
         let e = Manifest::parse(&huge, Path::new("z.toml")).unwrap_err().to_string();
         assert!(e.contains("folds must be 1..=100"), "{e}");
+    }
+
+    #[test]
+    fn rotation_must_agree_with_the_hashes() {
+        let reparse = |m: &Manifest| Manifest::parse(&toml::to_string(m).unwrap(), Path::new("r.toml"));
+        let mut m = Manifest::builtin("letor4").unwrap();
+        let mq = &mut m.datasets[1].variants[0];
+        assert!(mq.rotation);
+        // Fold 3 validates on S1, which fold 2 tests; give it fold 1's test file instead.
+        let h = mq.sha256.get("Fold1/test.txt").cloned().unwrap();
+        mq.sha256.insert("Fold3/vali.txt".into(), h);
+        let e = reparse(&m).unwrap_err().to_string();
+        assert!(e.contains("rotation: `Fold3/vali.txt` is not `Fold2/test.txt`"), "{e}");
     }
 
     #[test]

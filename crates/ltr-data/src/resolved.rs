@@ -46,6 +46,11 @@ pub struct DatasetInput {
     /// Feature values are clipped to `[-clip, clip]` when read (the variant's policy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clip: Option<f32>,
+    /// `Some(n)`: the dataset's `n` folds are the LETOR rotation of `n` subsets, byte for byte
+    /// ([`crate::manifest::Variant::rotation`]), so a run over all of them may parse each
+    /// subset once ([`crate::folds::rotation_subsets`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<u32>,
     /// The collection root holding the files.
     pub root: PathBuf,
     /// Fold files.

@@ -48,6 +48,8 @@ pub struct LocalDataset {
     pub queries: usize,
     /// Documents over the test splits of all folds.
     pub documents: usize,
+    /// The largest training split of a fold, in documents.
+    pub train_rows: usize,
 }
 
 impl LocalDataset {
@@ -130,6 +132,7 @@ pub fn resolve_local(req: &LocalRequest, cache: &DataCache) -> Result<LocalDatas
         .collect::<Result<Vec<_>, FetchError>>()?;
     let queries = summaries.iter().map(|s| s[2].1.queries).sum();
     let documents = summaries.iter().map(|s| s[2].1.rows).sum();
+    let train_rows = summaries.iter().map(|s| s[0].1.rows).max().unwrap_or(0);
     let out = LocalDataset {
         input: DatasetInput {
             name: req.name.clone(),
@@ -138,6 +141,7 @@ pub fn resolve_local(req: &LocalRequest, cache: &DataCache) -> Result<LocalDatas
             features,
             missing_token: req.missing_token.clone(),
             clip: None,
+            rotation: None,
             root,
             folds: fold_files,
         },
@@ -145,6 +149,7 @@ pub fn resolve_local(req: &LocalRequest, cache: &DataCache) -> Result<LocalDatas
         labels,
         queries,
         documents,
+        train_rows,
     };
     log::info!("{}", out.describe());
     Ok(out)

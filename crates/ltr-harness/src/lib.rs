@@ -12,6 +12,7 @@
 //!   merge of the stores they fill.
 //! * [`code`]: the source hashes of the crates a cell's numbers go through (build time).
 //! * [`fuzz`]: structure-aware fuzzing of model files and specs.
+//! * [`limits`]: the algorithms refused above a training size, checked when a spec loads.
 //! * [`importance`]: feature importance of a fitted model (tree gains, linear weights).
 //! * [`trec`]: TREC run and qrels files, written from LETOR data and scores and read back.
 //!
@@ -23,6 +24,7 @@ pub mod code;
 mod error;
 pub mod fuzz;
 pub mod importance;
+pub mod limits;
 pub mod protocol;
 pub mod registry;
 pub mod runner;

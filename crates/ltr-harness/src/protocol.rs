@@ -25,10 +25,11 @@
 //! that cannot change a number elsewhere.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use ltr_core::{Dataset, Rng, Validation, derive_seed, select_best};
-use ltr_data::folds::locate;
+use ltr_data::folds::{locate, rotation, rotation_subsets};
 use ltr_data::reader::{ReadOptions, read_file};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_metrics::{Criterion, EvalConfig, Evaluation, evaluate_dataset};
@@ -40,14 +41,16 @@ use crate::spec::{AlgorithmEntry, ExperimentSpec};
 
 /// The three splits of a fold, each carrying the convention it is evaluated under, so
 /// learners that evaluate during training use the same definitions as the evaluation.
+/// Validation and test are shared: folds built from parsed subsets ([`Subsets`]) hold the
+/// same subset as one fold's test split and another's validation split.
 #[derive(Debug)]
 pub struct Splits {
     /// Training split.
     pub train: Dataset,
     /// Validation split.
-    pub vali: Dataset,
+    pub vali: Arc<Dataset>,
     /// Test split.
-    pub test: Dataset,
+    pub test: Arc<Dataset>,
 }
 
 /// Everything the protocol determined for one cell.
@@ -134,11 +137,9 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
     })
 }
 
-/// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
-/// convention.
-pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Result<Splits> {
-    let files = fold_files(dataset, fold)?;
-    let convention = Some(eval_config(spec, dataset).convention);
+/// Reads one file of a dataset as the protocol does: the dataset's width, missing-value token
+/// and clipping, carrying the spec's evaluation convention.
+fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
     let opts = ReadOptions {
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
@@ -146,19 +147,91 @@ pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Re
         sha256: false,
         ..ReadOptions::default()
     };
-    let read = |f: &DataFile| -> Result<Dataset> {
-        let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {
-            path: dataset.root.join(&f.rel),
-            source: std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "data file missing (plain or .gz; fetch the dataset first)",
-            ),
-        })?;
-        Ok(read_file(&path, &opts)?.dataset.with_convention(convention))
-    };
+    let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {
+        path: dataset.root.join(&f.rel),
+        source: std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "data file missing (plain or .gz; fetch the dataset first)",
+        ),
+    })?;
+    let convention = Some(eval_config(spec, dataset).convention);
+    Ok(read_file(&path, &opts)?.dataset.with_convention(convention))
+}
+
+/// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
+/// convention.
+pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Result<Splits> {
+    let files = fold_files(dataset, fold)?;
+    let read = |f: &DataFile| read_split(spec, dataset, f);
     let (train, (vali, test)) =
         rayon::join(|| read(&files.train), || rayon::join(|| read(&files.vali), || read(&files.test)));
-    Ok(Splits { train: train?, vali: vali?, test: test? })
+    Ok(Splits { train: train?, vali: Arc::new(vali?), test: Arc::new(test?) })
+}
+
+/// The subsets S1..Sn of a dataset whose folds are their LETOR rotation
+/// ([`DatasetInput::rotation`]), each parsed once: every fold is then built from them instead
+/// of parsing its three files (a five-fold run parses each subset once instead of five
+/// times). Building a fold copies its training subsets into one training split; validation
+/// and test are the subsets themselves.
+#[derive(Debug)]
+pub struct Subsets {
+    parts: Vec<Arc<Dataset>>,
+}
+
+impl Subsets {
+    /// Reads the subsets of `dataset` (in parallel). `Ok(None)` when its folds are not known
+    /// to be a rotation, or not all of them are in `dataset` (then [`read_fold`] it is).
+    pub fn read(spec: &ExperimentSpec, dataset: &DatasetInput) -> Result<Option<Self>> {
+        let Some(files) = dataset.rotation.and_then(|n| rotation_subsets(&dataset.folds, n)) else {
+            return Ok(None);
+        };
+        let parts = files
+            .par_iter()
+            .map(|f| read_split(spec, dataset, f).map(Arc::new))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(Self { parts }))
+    }
+
+    /// The splits of fold `fold`, equal to what [`read_fold`] reads from its files.
+    pub fn fold(&self, dataset: &DatasetInput, fold: u32) -> Result<Splits> {
+        let n = u32::try_from(self.parts.len()).unwrap_or(u32::MAX);
+        let r = rotation(fold, n).ok_or_else(|| {
+            HarnessError::Data(ltr_data::DataError::NotInManifest(format!(
+                "{} has folds 1..={n}, not {fold}",
+                dataset.name
+            )))
+        })?;
+        let train: Vec<&Dataset> = r.train.iter().map(|&i| self.parts[i].as_ref()).collect();
+        // A query cut by a subset boundary would be one query in the training file and two
+        // here; LETOR's subsets are query-disjoint, so this only guards against a wrong flag.
+        for pair in train.windows(2) {
+            let last = pair[0].query_ids().last();
+            if last.is_some() && last == pair[1].query_ids().first() {
+                return Err(HarnessError::Data(ltr_data::DataError::NotInManifest(format!(
+                    "{} fold {fold}: query {} spans two subsets, so the folds are not a rotation \
+                     of query-disjoint subsets",
+                    dataset.name,
+                    last.map_or("", String::as_str)
+                ))));
+            }
+        }
+        Ok(Splits {
+            train: Dataset::concat(&train)?,
+            vali: Arc::clone(&self.parts[r.vali]),
+            test: Arc::clone(&self.parts[r.test]),
+        })
+    }
+}
+
+/// Computes, before the grid's parallel fits, what its fits derive from the training split
+/// alone and share ([`ltr_core::Learner::prepare`]: the tree learners' bins); returns the
+/// seconds it took.
+pub fn prepare(entry: &AlgorithmEntry, splits: &Splits) -> ltr_core::Result<f64> {
+    let t = Instant::now();
+    for config in &entry.grid {
+        config.prepare(&splits.train)?;
+    }
+    Ok(t.elapsed().as_secs_f64())
 }
 
 /// The protocol on one fold: reads its splits, then [`run_on_splits`].
@@ -196,6 +269,8 @@ pub fn run_on_splits(
         .iter()
         .map(|c| point_seed(spec.seed, dataset, fold, &entry.label, c))
         .collect::<Result<Vec<_>>>()?;
+    // Shared work is counted in every point's fit time, as a fit alone would spend it.
+    let prepared = prepare(entry, splits).map_err(|e| cell_err(Box::new(e)))?;
     let valid = Validation { data: &splits.vali, measure: &criterion };
     let fitted: Vec<(f64, AnyModel, f64)> = entry
         .grid
@@ -205,7 +280,7 @@ pub fn run_on_splits(
             let mut rng = Rng::new(seed);
             let t = Instant::now();
             let model = config.fit(&splits.train, Some(&valid), &mut rng)?;
-            let secs = t.elapsed().as_secs_f64();
+            let secs = prepared + t.elapsed().as_secs_f64();
             let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
             log::debug!(
                 "{} fold {fold} {} {}: vali {} = {v:.6} ({secs:.3} s)",

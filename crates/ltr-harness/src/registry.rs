@@ -110,6 +110,14 @@ macro_rules! registry {
                 }
             }
 
+            /// Computes what this configuration's fits derive from `train` alone and share
+            /// ([`Learner::prepare`]: the tree learners bin the features).
+            pub fn prepare(&self, train: &Dataset) -> ltr_core::Result<()> {
+                match self {
+                    $(Self::$variant(p) => p.validate()?.prepare(train),)*
+                }
+            }
+
             /// The parameters as a JSON object.
             pub fn params_json(&self) -> serde_json::Value {
                 match self {

@@ -234,9 +234,27 @@ pub fn run_cells(
 
     let mut failed = Vec::new();
     // Dataset by dataset, fold by fold: each fold's splits are read once and shared by all
-    // algorithms; within a fold the cells run in parallel.
+    // algorithms; within a fold the cells run in parallel. When several folds of a dataset
+    // whose folds are a rotation of subsets are pending, the subsets are parsed once for all
+    // of them (and kept until the dataset is done).
     for status in datasets {
         let DatasetStatus::Available(d) = status else { continue };
+        let pending_folds = d
+            .folds
+            .iter()
+            .filter(|f| pending.iter().any(|c| c.dataset.name == d.name && c.fold.fold == f.fold));
+        let mut subsets = None;
+        if pending_folds.count() > 1 {
+            match protocol::Subsets::read(spec, d) {
+                Ok(s) => {
+                    if s.is_some() {
+                        log::info!("{}: its subsets parsed once for all folds", d.name);
+                    }
+                    subsets = s;
+                }
+                Err(e) => log::warn!("{}: the subsets could not be read ({e}); reading fold by fold", d.name),
+            }
+        }
         for fold in &d.folds {
             let todo: Vec<&PlannedCell<'_>> = pending
                 .iter()
@@ -246,7 +264,10 @@ pub fn run_cells(
             if todo.is_empty() {
                 continue;
             }
-            let splits = match protocol::read_fold(spec, d, fold.fold) {
+            let splits = match subsets
+                .as_ref()
+                .map_or_else(|| protocol::read_fold(spec, d, fold.fold), |s| s.fold(d, fold.fold))
+            {
                 Ok(s) => s,
                 Err(e) => {
                     for c in &todo {
@@ -410,6 +431,7 @@ pub(crate) mod fixture {
             features: 3,
             missing_token: None,
             clip: None,
+            rotation: None,
             root: root.to_owned(),
             folds,
         }

@@ -75,8 +75,14 @@ struct RawSpec {
     baseline: Option<String>,
     #[serde(default)]
     significance: SignificanceTest,
+    #[serde(default = "yes")]
+    scale_limits: bool,
     #[serde(default)]
     algorithms: Vec<RawAlgorithm>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// How a report tests the differences between algorithms (`significance` in a spec).
@@ -138,6 +144,9 @@ pub struct ExperimentSpec {
     pub baseline: Option<String>,
     /// The report's significance test.
     pub significance: SignificanceTest,
+    /// Whether the algorithms' scale limits apply ([`crate::limits`]; spec key
+    /// `scale_limits`, default `true`).
+    pub scale_limits: bool,
 }
 
 /// One algorithm of a spec with its expanded grid.
@@ -282,6 +291,7 @@ impl ExperimentSpec {
             algorithms,
             baseline: raw.baseline,
             significance: raw.significance,
+            scale_limits: raw.scale_limits,
         })
     }
 
@@ -506,6 +516,7 @@ impl ExperimentSpec {
             algorithms: defaults.algorithms.clone(),
             baseline: defaults.baseline.clone(),
             significance: defaults.significance,
+            scale_limits: defaults.scale_limits,
         })
     }
 

@@ -562,6 +562,7 @@ mod tests {
             features: 3,
             missing_token: None,
             clip: None,
+            rotation: None,
             root: PathBuf::from("/nowhere"),
             folds: vec![FoldFiles { fold: 1, train: file("train"), vali: file("vali"), test: file("test") }],
         }

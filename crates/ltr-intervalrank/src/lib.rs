@@ -135,6 +135,11 @@ impl IntervalRank {
 impl Learner for IntervalRank {
     type Model = IntervalRankModel;
 
+    /// Bins the training features once for every fit with the same binning settings.
+    fn prepare(&self, train: &Dataset) -> Result<()> {
+        ltr_trees::prepare(train, &self.boost)
+    }
+
     fn fit(
         &self,
         train: &Dataset,

@@ -187,6 +187,11 @@ impl MultiObjective for SoftmaxObjective<'_> {
 impl Learner for McRank {
     type Model = McRankModel;
 
+    /// Bins the training features once for every fit with the same binning settings.
+    fn prepare(&self, train: &Dataset) -> Result<()> {
+        ltr_trees::prepare(train, &self.boost)
+    }
+
     fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<McRankModel> {
         if train.n_docs() == 0 {
             return Err(Error::fit(INFO.id, "empty training set"));

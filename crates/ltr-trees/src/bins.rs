@@ -11,6 +11,8 @@
 //!   real-valued test `v <= upper[b]` that the fitted trees store and apply to raw `f32`
 //!   features.
 
+use std::sync::Arc;
+
 use ltr_core::{Dataset, Error, Result};
 use rayon::prelude::*;
 
@@ -36,6 +38,14 @@ impl BinnedData {
     /// holding at least `min_data_in_bin` values where the data allow it.
     pub fn new(data: &Dataset, max_bins: usize, min_data_in_bin: usize) -> Result<Self> {
         Self::from_rows(data.features(), data.n_features(), max_bins, min_data_in_bin)
+    }
+
+    /// [`BinnedData::new`] of a training set, computed once and kept in its cache
+    /// ([`Dataset::derived`]): every fit on the same data with the same binning settings (the
+    /// grid points of one algorithm, or LambdaMART and McRank on one fold) shares one copy.
+    pub fn shared(data: &Dataset, max_bins: usize, min_data_in_bin: usize) -> Result<Arc<Self>> {
+        let key = format!("ltr-trees bins max_bins={max_bins} min_data_in_bin={min_data_in_bin}");
+        data.derived().get_or_try_insert(&key, || Self::new(data, max_bins, min_data_in_bin))
     }
 
     /// As [`BinnedData::new`], from dense row-major features.

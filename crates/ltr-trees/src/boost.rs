@@ -83,7 +83,8 @@ pub struct BoostedMulti {
 
 /// Boosts trees on `train` for `objective`.
 ///
-/// Binning is done once. Each round: gradients for the current scores, one tree, scores
+/// Binning is done once per training set and binning settings ([`BinnedData::shared`]: a grid
+/// fitted on one training set bins it once). Each round: gradients for the current scores, one tree, scores
 /// updated. With `valid`, the measure is evaluated after every round; training stops after
 /// `early_stopping_rounds` rounds without a strictly better value (if non-zero), and the
 /// ensemble is cut back to the round with the best value (the earliest on ties). A round
@@ -99,6 +100,13 @@ pub fn boost<O: Objective + Send + ?Sized>(
     let mut out = boost_multi(train, valid, &mut Single(objective), cfg, rng)?;
     let ensemble = out.ensembles.pop().unwrap_or_else(|| Ensemble::new(train.n_features(), 0.0));
     Ok(Boosted { ensemble, valid_history: out.valid_history, rounds_run: out.rounds_run })
+}
+
+/// Bins `train` as [`boost`] with `cfg` will, into the training set's cache: what the tree
+/// algorithms' [`ltr_core::Learner::prepare`] does, so that grid points fitted in parallel
+/// share one binning instead of each computing its own.
+pub fn prepare(train: &Dataset, cfg: &BoostConfig) -> Result<()> {
+    BinnedData::shared(train, cfg.tree.max_bins, cfg.tree.min_data_in_bin).map(|_| ())
 }
 
 /// One score column.
@@ -154,7 +162,7 @@ fn boost_in_pool<O: MultiObjective + ?Sized>(
         return Err(Error::FeatureCount { expected: train.n_features(), found: v.data.n_features() });
     }
     let k_out = objective.n_outputs();
-    let binned = BinnedData::new(train, cfg.tree.max_bins, cfg.tree.min_data_in_bin)?;
+    let binned = BinnedData::shared(train, cfg.tree.max_bins, cfg.tree.min_data_in_bin)?;
     let mut learner = TreeLearner::new(binned, cfg.tree.clone())?;
     let mut tree_rng = rng.child("trees");
     let n = train.n_docs();
@@ -310,6 +318,33 @@ mod tests {
             early_stopping_rounds: patience,
             tree: TreeConfig { max_leaves: 4, min_data_in_leaf: 5, ..TreeConfig::default() },
         }
+    }
+
+    /// Fits on one training set share one binning per binning setting, and a fit is the same
+    /// whether the bins were prepared, cached by an earlier fit, or made by the fit itself.
+    #[test]
+    fn fits_share_the_training_sets_bins() {
+        let fresh = data(200);
+        let labels: Vec<f64> = fresh.labels().iter().map(|&y| f64::from(y)).collect();
+        let alone = boost(&fresh, None, &mut L2(labels.clone()), &cfg(5, 0), &mut Rng::new(1)).unwrap();
+        assert_eq!(fresh.derived().len(), 1);
+
+        let d = data(200);
+        prepare(&d, &cfg(5, 0)).unwrap();
+        let bins = BinnedData::shared(&d, 255, 3).unwrap();
+        let a = boost(&d, None, &mut L2(labels.clone()), &cfg(5, 0), &mut Rng::new(1)).unwrap();
+        let b = boost(&d, None, &mut L2(labels.clone()), &cfg(9, 0), &mut Rng::new(1)).unwrap();
+        assert_eq!(d.derived().len(), 1, "one binning for both fits");
+        assert!(std::sync::Arc::ptr_eq(&bins, &BinnedData::shared(&d, 255, 3).unwrap()));
+        assert_eq!(a.ensemble, alone.ensemble);
+        assert_eq!(b.ensemble.trees.len(), 9);
+
+        // Other binning settings are another entry; a clone starts with an empty cache.
+        let mut coarse = cfg(5, 0);
+        coarse.tree.max_bins = 16;
+        boost(&d, None, &mut L2(labels), &coarse, &mut Rng::new(1)).unwrap();
+        assert_eq!(d.derived().len(), 2);
+        assert!(d.clone().derived().is_empty());
     }
 
     /// Validation values 0.1, 0.3, 0.2, 0.25, 0.2 with patience 3: the best is round 2; rounds

@@ -30,6 +30,8 @@
 //! sequential and stable. No result depends on the thread count or on how rayon schedules
 //! the tasks, so the trees are bit-identical at any thread count.
 
+use std::sync::Arc;
+
 use ltr_core::{Error, Result, Rng};
 use rayon::prelude::*;
 
@@ -83,7 +85,8 @@ struct Leaf {
 #[derive(Debug)]
 pub struct TreeLearner {
     cfg: TreeConfig,
-    data: BinnedData,
+    /// Shared: one training set's bins serve every learner fitted on it.
+    data: Arc<BinnedData>,
     /// Features with more than one bin (the others can never be split on).
     usable: Vec<usize>,
     /// Per usable feature (index into `usable`): whether the current tree may split on it.
@@ -115,8 +118,9 @@ pub struct TreeLearner {
 
 impl TreeLearner {
     /// A learner for `data` (validate `cfg` first; it is checked again here).
-    pub fn new(data: BinnedData, cfg: TreeConfig) -> Result<Self> {
+    pub fn new(data: impl Into<Arc<BinnedData>>, cfg: TreeConfig) -> Result<Self> {
         cfg.validate()?;
+        let data = data.into();
         let usable: Vec<usize> = (0..data.n_features()).filter(|&f| data.n_bins(f) > 1).collect();
         let n = data.n_rows();
         let mut offsets = vec![0usize];

@@ -1,7 +1,8 @@
 //! A histogram gradient-boosted tree learner, shared by LambdaMART, IntervalRank and McRank.
 //!
 //! * [`BinnedData`]: quantile binning of the training features into at most 255 `u8` bins,
-//!   once per training set (missing = NaN reads as 0; see [`bins`]).
+//!   once per training set and binning settings, shared through the data set's cache by
+//!   every fit on it (missing = NaN reads as 0; see [`bins`]).
 //! * [`TreeLearner`]: grows one regression tree from per-document gradients and hessians:
 //!   histogram split finding with sibling subtraction, leaf-wise (best-first) growth up to
 //!   `max_leaves`, `min_data_in_leaf`, `min_sum_hessian_in_leaf`, `lambda_l2`, Newton leaf
@@ -25,7 +26,7 @@ mod tree;
 
 pub use bins::BinnedData;
 pub use boost::{
-    Boosted, BoostedMulti, MultiObjective, Objective, SquaredError, add_tree, boost, boost_multi,
+    Boosted, BoostedMulti, MultiObjective, Objective, SquaredError, add_tree, boost, boost_multi, prepare,
 };
 pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, rows};
 pub use learner::TreeLearner;

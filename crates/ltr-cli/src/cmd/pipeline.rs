@@ -79,8 +79,16 @@ impl Pipeline {
         if let Some(manifest) = &manifest {
             for name in &spec.datasets {
                 if let Ok(entry) = manifest.dataset(name) {
-                    let has: Vec<u32> = (1..=entry.default_variant().folds).collect();
+                    let folds = entry.default_variant().folds;
+                    let has: Vec<u32> = (1..=folds).collect();
                     spec.check_folds(&entry.name, &has)?;
+                    // An algorithm refused at this size is refused before any download.
+                    let rows = entry.train_documents.map(|n| n as u64).or_else(|| {
+                        entry.documents.map(|n| ltr_harness::limits::train_rows_estimate(n as u64, folds))
+                    });
+                    if let Some(rows) = rows {
+                        ltr_harness::limits::check(&spec, &entry.name, rows)?;
+                    }
                 }
             }
         }

@@ -143,6 +143,7 @@ pub fn resolve_datasets(
         out.push(match resolve_local(&req, fetcher.cache()) {
             Ok(mut local) => {
                 println!("{}", local.describe());
+                ltr_harness::limits::check(spec, &p.name, local.train_rows as u64)?;
                 local.input.folds.retain(|f| spec.folds.contains(&f.fold));
                 DatasetStatus::Available(local.input)
             }

@@ -1,0 +1,145 @@
+//! Scale limits: the algorithms that cannot fit a fold of a web-scale dataset in a stated
+//! budget are refused when the spec is loaded, with one line naming the limit, instead of
+//! running for days or being killed for memory halfway through a run.
+//!
+//! Every algorithm was measured at the MSLR-WEB10K shape (`just bench-budget`: one fit at its
+//! defaults on `ltr synth --shape mslr-web10k` Fold1, about 729,000 training rows x 136
+//! features, one thread). Those that finished within the benchmark's time limit have no limit
+//! here and state their cost in their README ("Scale"); the others are limited to the
+//! training size at which they were measured to finish, also stated in their README.
+//!
+//! The size checked is the training rows of one fold, estimated before anything is read: for
+//! a collection's dataset from its manifest's document count (a LETOR-style rotation trains on
+//! `folds - 2` of `folds` subsets), for a dataset given by path from its files. A spec sets
+//! `scale_limits = false` to run an algorithm anyway.
+
+use crate::error::{HarnessError, Result};
+use crate::spec::ExperimentSpec;
+
+/// The largest training split one algorithm is run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScaleLimit {
+    /// The algorithm id.
+    pub id: &'static str,
+    /// Training rows per fold above which it is refused.
+    pub max_train_rows: u64,
+    /// What was measured, for the refusal message.
+    pub measured: &'static str,
+}
+
+/// The limited algorithms (every other algorithm runs at any size).
+pub const SCALE_LIMITS: &[ScaleLimit] = &[
+    ScaleLimit {
+        id: "pcrank",
+        max_train_rows: 150_000,
+        measured: "at 728,521 rows 10 of its 100 rounds did not finish in 300 s; at 149,860 rows \
+                   a fit at the defaults took 74 s",
+    },
+    ScaleLimit {
+        id: "fenchelrank",
+        max_train_rows: 150_000,
+        measured: "at 728,521 rows a fit at the defaults did not finish in 300 s; at 149,860 rows \
+                   it took 174 s",
+    },
+    ScaleLimit {
+        id: "ranksvm-ensemble",
+        max_train_rows: 150_000,
+        measured: "at 728,521 rows a fit at the defaults did not finish in 300 s; at 149,860 rows \
+                   it took 138 s",
+    },
+];
+
+/// The limit of an algorithm id, if it has one.
+pub fn limit_of(id: &str) -> Option<&'static ScaleLimit> {
+    SCALE_LIMITS.iter().find(|l| l.id == id)
+}
+
+/// The training rows of one fold of a dataset of `documents` documents in `folds` folds:
+/// `folds - 2` of `folds` equal parts when the folds rotate over subsets (three or more folds),
+/// else all of them (an upper bound for a fixed train/vali/test release).
+pub fn train_rows_estimate(documents: u64, folds: u32) -> u64 {
+    if folds >= 3 { documents / u64::from(folds) * u64::from(folds - 2) } else { documents }
+}
+
+/// Refuses, with one line, the first algorithm of `spec` whose limit `train_rows` training
+/// rows of `dataset` exceed (nothing when the spec sets `scale_limits = false`).
+pub fn check(spec: &ExperimentSpec, dataset: &str, train_rows: u64) -> Result<()> {
+    if !spec.scale_limits {
+        return Ok(());
+    }
+    for entry in &spec.algorithms {
+        if let Some(l) = limit_of(&entry.id)
+            && train_rows > l.max_train_rows
+        {
+            return Err(HarnessError::Spec {
+                file: spec.source.clone().into(),
+                reason: format!(
+                    "{} on {dataset}: about {} training rows per fold, above {}'s limit of {} ({}); \
+                     leave it out, or set `scale_limits = false` to run it anyway",
+                    entry.label,
+                    thousands(train_rows),
+                    entry.id,
+                    thousands(l.max_train_rows),
+                    l.measured
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `1234567` as `1,234,567` (as the refusals write sizes).
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimates_and_formatting() {
+        assert_eq!(train_rows_estimate(1_200_192, 5), 720_114);
+        assert_eq!(train_rows_estimate(1000, 1), 1000);
+        assert_eq!(thousands(720_114), "720,114");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+    }
+
+    #[test]
+    fn a_limited_algorithm_is_refused_above_its_limit_unless_the_spec_says_so() {
+        let text = "name = \"t\"\ncollection = \"mslr\"\ndatasets = [\"MSLR-WEB10K\"]\nseed = 1\n\
+                    [[algorithms]]\nid = \"regression\"\n[[algorithms]]\nid = \"pcrank\"\n";
+        let path = std::path::Path::new("t.toml");
+        let spec = ExperimentSpec::parse(text, path).unwrap();
+        assert!(spec.scale_limits);
+        check(&spec, "D", 150_000).unwrap();
+        let e = check(&spec, "D", 150_001).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "pcrank on D: about 150,001 training rows per fold, above pcrank's limit of 150,000 ("
+            ),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+        let off = ExperimentSpec::parse(&format!("scale_limits = false\n{text}"), path).unwrap();
+        check(&off, "D", 10_000_000).unwrap();
+    }
+
+    #[test]
+    fn every_limit_names_a_registered_algorithm_once() {
+        for (i, l) in SCALE_LIMITS.iter().enumerate() {
+            assert!(crate::registry::ALGORITHMS.iter().any(|a| a.id == l.id), "{}", l.id);
+            assert!(SCALE_LIMITS[..i].iter().all(|m| m.id != l.id), "{} twice", l.id);
+            assert!(l.max_train_rows > 0 && !l.measured.is_empty());
+        }
+    }
+}
