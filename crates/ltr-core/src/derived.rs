@@ -25,12 +25,7 @@ pub struct Derived {
 impl Derived {
     /// The value of type `T` stored under `key`, if any.
     pub fn get<T: Any + Send + Sync>(&self, key: &str) -> Option<Arc<T>> {
-        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        let id = TypeId::of::<T>();
-        entries
-            .iter()
-            .find(|((t, k), _)| *t == id && k == key)
-            .and_then(|(_, v)| Arc::clone(v).downcast::<T>().ok())
+        find(&self.entries.lock().unwrap_or_else(PoisonError::into_inner), key)
     }
 
     /// The value of type `T` under `key`, computed by `make` and stored if it is not there yet.
@@ -44,15 +39,10 @@ impl Derived {
         }
         let made = Arc::new(make()?);
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        let id = TypeId::of::<T>();
-        if let Some(v) = entries
-            .iter()
-            .find(|((t, k), _)| *t == id && k == key)
-            .and_then(|(_, v)| Arc::clone(v).downcast::<T>().ok())
-        {
+        if let Some(v) = find(&entries, key) {
             return Ok(v);
         }
-        entries.push(((id, key.to_owned()), Arc::clone(&made) as Arc<dyn Any + Send + Sync>));
+        entries.push(((TypeId::of::<T>(), key.to_owned()), Arc::clone(&made) as Arc<dyn Any + Send + Sync>));
         Ok(made)
     }
 
@@ -65,6 +55,15 @@ impl Derived {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The value of type `T` under `key` among `entries`.
+fn find<T: Any + Send + Sync>(entries: &[Entry], key: &str) -> Option<Arc<T>> {
+    let id = TypeId::of::<T>();
+    entries
+        .iter()
+        .find(|((t, k), _)| *t == id && k == key)
+        .and_then(|(_, v)| Arc::clone(v).downcast::<T>().ok())
 }
 
 impl Clone for Derived {

@@ -207,12 +207,15 @@ impl Subsets {
         for pair in train.windows(2) {
             let last = pair[0].query_ids().last();
             if last.is_some() && last == pair[1].query_ids().first() {
-                return Err(HarnessError::Data(ltr_data::DataError::NotInManifest(format!(
-                    "{} fold {fold}: query {} spans two subsets, so the folds are not a rotation \
-                     of query-disjoint subsets",
-                    dataset.name,
-                    last.map_or("", String::as_str)
-                ))));
+                return Err(ltr_core::Error::InvalidDataset {
+                    reason: format!(
+                        "{} fold {fold}: query {} spans two subsets, so the folds are not a \
+                         rotation of query-disjoint subsets",
+                        dataset.name,
+                        last.map_or("", String::as_str)
+                    ),
+                }
+                .into());
             }
         }
         Ok(Splits {
