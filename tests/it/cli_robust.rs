@@ -23,6 +23,15 @@ fn with_closed_stdout(cmd: &mut Command) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// `cmd` with a closed stdout ends with status 0 and nothing about it on stderr.
+fn ends_quietly(what: &str, cmd: &mut Command) {
+    let out = with_closed_stdout(cmd);
+    assert_no_crash(what, &out);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{what}: {err}");
+    assert!(!err.contains("Broken pipe") && !err.contains("error"), "{what}: {err}");
+}
+
 /// No panic, no abort (a signal), no Rust runtime message.
 fn assert_no_crash(what: &str, out: &Output) {
     let err = stderr(out);
@@ -107,11 +116,7 @@ fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
     c.arg("report").arg(&spec).arg("--results").arg(&results).arg("--out").arg(d.join("reports"));
     cases.push(("report", c));
     for (what, mut cmd) in cases {
-        let out = with_closed_stdout(&mut cmd);
-        assert_no_crash(what, &out);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(0), "{what}: {err}");
-        assert!(!err.contains("Broken pipe") && !err.contains("error"), "{what}: {err}");
+        ends_quietly(what, &mut cmd);
     }
     // eval reads the scores predict wrote.
     let out = ltr()
@@ -125,15 +130,30 @@ fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     for format in ["text", "json", "official"] {
-        let out = with_closed_stdout(ltr().arg("eval").arg(&data).arg(&scores).args([
-            "--per-query",
-            "--format",
-            format,
-        ]));
-        assert_no_crash("eval", &out);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(0), "eval: {err}");
-        assert!(!err.contains("Broken pipe") && !err.contains("error"), "eval: {err}");
+        ends_quietly(
+            "eval",
+            ltr().arg("eval").arg(&data).arg(&scores).args(["--per-query", "--format", format]),
+        );
+    }
+    // The other commands that print, on the same files.
+    let system = |name: &str| format!("{name}={}", scores.display());
+    let mut cases: Vec<(&str, Command)> = Vec::new();
+    for format in ["text", "markdown", "json"] {
+        let mut c = ltr();
+        c.arg("compare").arg(&data).args([system("a"), system("b")]).args(["--format", format]);
+        cases.push(("compare", c));
+    }
+    let mut c = ltr();
+    c.arg("qrels").arg(&data);
+    cases.push(("qrels", c));
+    let mut c = ltr();
+    c.arg("explain").arg(&model);
+    cases.push(("explain", c));
+    let mut c = ltr();
+    c.args(["synth", "--shape", "small", "--queries", "10", "--out"]).arg(d.join("synth"));
+    cases.push(("synth", c));
+    for (what, mut cmd) in cases {
+        ends_quietly(what, &mut cmd);
     }
 }
 
