@@ -234,6 +234,31 @@ fn a_failing_write_leaves_the_old_model_and_scores_byte_identical() {
     assert_eq!(names_in(d), before, "a temporary file was left behind");
 }
 
+/// `ltr synth` on a full disk fails with one line naming the file and leaves no file behind,
+/// neither a partial dataset file nor a temporary one.
+#[test]
+fn a_synth_on_a_full_disk_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("synth");
+    let out = ltr_on_a_full_disk(&[
+        "synth".as_ref(),
+        "--shape".as_ref(),
+        "small".as_ref(),
+        "--out".as_ref(),
+        out_dir.as_os_str(),
+    ]);
+    assert_clear_error("synth", &out, ".txt");
+    let mut left = Vec::new();
+    let mut stack = vec![out_dir];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() { stack.push(p) } else { left.push(p) }
+        }
+    }
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
 /// `cmd`'s output, or a failure if it has not finished within `secs` seconds (it is killed).
 fn output_within(cmd: &mut Command, secs: u64) -> Output {
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
