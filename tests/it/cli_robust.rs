@@ -394,3 +394,52 @@ fn a_model_applied_to_data_of_another_width_is_an_error_unless_allowed() {
     assert!(train(&narrow, true).status.success());
     assert_clear_error("wider vali", &train(&wide, true), "wide.txt");
 }
+
+/// An output path that names an input (the same path, another spelling of it, or a hard
+/// link to it) is refused before anything is written, and the input stays as it was.
+#[test]
+fn an_output_that_is_one_of_the_inputs_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let vali = d.join("vali.txt");
+    small_letor(&vali, 4, 3);
+    let link = d.join("link.txt");
+    std::fs::hard_link(&data, &link).unwrap();
+    let respelled = d.join(".").join("train.txt");
+    let before: Vec<Vec<u8>> = [&data, &model, &vali].iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let predict = |scores: &Path| {
+        let mut c = ltr();
+        c.args(["predict", "--model"]).arg(&model).arg("--data").arg(&data).arg("--scores").arg(scores);
+        c
+    };
+    let train = |vali_arg: Option<&Path>, out: &Path| {
+        let mut c = ltr();
+        c.args(["train", "regression", "--train"]).arg(&data).arg("--model").arg(out);
+        if let Some(v) = vali_arg {
+            c.arg("--vali").arg(v);
+        }
+        c
+    };
+    let qrels = |out: &Path| {
+        let mut c = ltr();
+        c.arg("qrels").arg(&data).arg("--out").arg(out);
+        c
+    };
+    let cases: Vec<(&str, Command, &str)> = vec![
+        ("predict --scores DATA", predict(&data), "--data"),
+        ("predict --scores DATA respelled", predict(&respelled), "--data"),
+        ("predict --scores a hard link to DATA", predict(&link), "--data"),
+        ("predict --scores MODEL", predict(&model), "--model"),
+        ("train --model TRAIN", train(None, &data), "--train"),
+        ("train --model VALI", train(Some(&vali), &vali), "--vali"),
+        ("qrels --out FEATURE_FILE", qrels(&data), "FEATURE_FILE"),
+    ];
+    for (what, mut cmd, input) in cases {
+        let out = cmd.output().unwrap();
+        assert_clear_error(what, &out, input);
+        assert!(stderr(&out).contains("input"), "{what}: {}", stderr(&out));
+        let now: Vec<Vec<u8>> = [&data, &model, &vali].iter().map(|p| std::fs::read(p).unwrap()).collect();
+        assert!(now == before, "{what}: an input was changed");
+    }
+}
