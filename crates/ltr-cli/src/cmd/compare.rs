@@ -1,7 +1,6 @@
 //! `ltr compare FEATURE_FILE NAME=SCORES [NAME=SCORES ...]`: score files of any tool evaluated
 //! under one convention, with the significance tests of the reports.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -256,7 +255,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             out
         }
     };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    crate::write_stdout(text.as_bytes());
     Ok(ExitCode::SUCCESS)
 }
 
