@@ -1,5 +1,7 @@
 //! The one atomic file write of the workspace: every output that must never be seen half
-//! written (result store records, reports, models, score files) goes through [`write_atomic`].
+//! written (result store records, reports, models, score files) goes through [`write_atomic`],
+//! or through its streaming form [`AtomicFile`] when the output is too large to hold in memory
+//! (generated datasets).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,27 +19,99 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// # Errors
 /// The I/O error of the step that failed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// A file written piece by piece that readers see whole or not at all: the streaming form of
+/// [`write_atomic`], with the same temporary name in the same folder, `fsync`, rename and
+/// folder `fsync`. Nothing reaches `path` before [`AtomicFile::commit`]; dropped without a
+/// commit (an error on the way), the temporary file is removed and `path` is untouched. A
+/// process killed while writing leaves its temporary file to [`remove_stale_temp_files`].
+///
+/// Unbuffered: wrap it in a [`std::io::BufWriter`] for many small writes.
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    /// `None` once committed.
+    file: Option<std::fs::File>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (its folder is created if needed).
+    ///
+    /// # Errors
+    /// The folder or the temporary file cannot be created.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let dir = folder_of(path);
+        std::fs::create_dir_all(dir)?;
+        let tmp = temp_path(dir, path);
+        let file = std::fs::File::create(&tmp)?;
+        Ok(Self { path: path.to_owned(), tmp, file: Some(file) })
+    }
+
+    /// The path the file is written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Syncs the written bytes and renames the temporary file over the path.
+    ///
+    /// # Errors
+    /// The I/O error of the step that failed; the temporary file is then removed and the path
+    /// untouched.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let Some(file) = self.file.take() else { return Ok(()) };
+        let done = file.sync_all().and_then(|()| {
+            drop(file);
+            std::fs::rename(&self.tmp, &self.path)
+        });
+        if let Err(e) = done {
+            let _ = std::fs::remove_file(&self.tmp);
+            return Err(e);
+        }
+        // Best effort: not every platform or file system can open and sync a folder.
+        if let Ok(d) = std::fs::File::open(folder_of(&self.path)) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    fn file(&mut self) -> std::io::Result<&mut std::fs::File> {
+        self.file.as_mut().ok_or_else(|| std::io::Error::other("written after its commit"))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file()?.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file()?.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file()?.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The folder `path` is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let tmp = temp_path(dir, path);
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
     }
-    // Best effort: not every platform or file system can open and sync a folder.
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 /// Whether `name` is a temporary file of [`write_atomic`] (`.<file>.<pid>.<thread>.<n>.tmp`),
@@ -121,6 +195,29 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["sub"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_streamed_file_appears_whole_on_commit_and_not_at_all_when_dropped() {
+        let dir = std::env::temp_dir().join(format!("ltr-core-stream-{}", std::process::id()));
+        let path = dir.join("big.txt");
+        write_atomic(&path, b"old").unwrap();
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.write_all(b"new ").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"old", "nothing reaches the path before the commit");
+        drop(f);
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.write_all(b"new ").unwrap();
+        f.write_all(b"contents").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["big.txt"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
