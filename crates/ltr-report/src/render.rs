@@ -53,7 +53,7 @@ pub fn describe(convention: Convention) -> &'static str {
             "MSLR script: as letor4 with grades 0-4 (gains 0, 1, 3, 7, 15) and relevant = grade >= 2"
         }
         Convention::Standard => {
-            "standard: gain 2^l-1, discount 1/log2(r+1), k cut at the list length; queries without relevant documents score 1"
+            "standard: gain 2^l-1, discount 1/log2(r+1); NDCG@k past a query's end is its NDCG over the whole list, P@k past it divides by k (as trec_eval); queries without relevant documents score 1"
         }
     }
 }
