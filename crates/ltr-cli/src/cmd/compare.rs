@@ -206,13 +206,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Format::Text | Format::Markdown => {
             let md = args.format == Format::Markdown;
+            // Names as given in text; escaped in markdown, where `|` would shift a row.
+            let shown = |name: &str| if md { ltr_report::escape_markdown(name) } else { name.to_owned() };
             let mut header = vec!["System".to_owned()];
             header.extend(metrics.iter().map(|m| m.to_string()));
             let rows: Vec<Vec<String>> = names
                 .iter()
                 .enumerate()
                 .map(|(s, n)| {
-                    let mut r = vec![format!("{} {n}", letter(s))];
+                    let mut r = vec![format!("{} {}", letter(s), shown(n))];
                     r.extend(metrics.iter().enumerate().map(|(j, _)| {
                         let k = marks(s, j);
                         match (k.is_empty(), md) {
@@ -228,7 +230,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 "{} queries, {} convention; baseline {}; {} test, Holm-corrected, alpha {}{}\n\n",
                 data.n_queries(),
                 args.convention,
-                names[baseline],
+                shown(&names[baseline]),
                 sig.test.name(),
                 sig.alpha,
                 if args.all_pairs { "; marks from the randomised Tukey HSD test over all pairs" } else { "" },
@@ -241,7 +243,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|c| {
                     vec![
-                        c.algorithm.clone(),
+                        shown(&c.algorithm),
                         c.metric.clone(),
                         format!("{:+.4}", c.mean_diff),
                         format!("[{:+.4}, {:+.4}]", c.ci_low, c.ci_high),
