@@ -443,3 +443,31 @@ fn an_output_that_is_one_of_the_inputs_is_refused_and_the_input_kept() {
         assert!(now == before, "{what}: an input was changed");
     }
 }
+
+/// `compare --permutations` past what runs in seconds is refused with one line naming the
+/// bound (ten million took minutes on 400 queries); the bound itself runs.
+#[test]
+fn compare_refuses_more_permutations_than_run_in_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.txt");
+    small_letor(&data, 5, 3);
+    let scores = |name: &str, step: usize| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, (0..30).map(|i| format!("{}\n", (i * step) % 11)).collect::<String>()).unwrap();
+        format!("{}={}", name, p.display())
+    };
+    let (a, b) = (scores("a", 7), scores("b", 3));
+    let compare = |n: &str| {
+        ltr()
+            .arg("compare")
+            .arg(&data)
+            .args([&a, &b])
+            .args(["--test", "randomization", "--permutations", n])
+            .output()
+            .unwrap()
+    };
+    assert_clear_error("compare --permutations 10000000", &compare("10000000"), "--permutations");
+    assert_clear_error("compare --permutations 100001", &compare("100001"), "100000");
+    let out = compare("100000");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
