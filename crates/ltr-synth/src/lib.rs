@@ -353,12 +353,15 @@ impl Out {
         SynthError::Io { path: self.w.get_ref().path().to_owned(), source }
     }
 
-    /// Writes the buffered rest; the file is still under its temporary name.
+    /// Writes the buffered rest and syncs it to the disk; the file is still under its
+    /// temporary name.
     fn flush(mut self) -> Result<(String, AtomicFile, usize, usize), SynthError> {
         self.w.flush().map_err(|e| self.io(e))?;
         let Self { rel, w, rows, queries } = self;
         let path = w.get_ref().path().to_owned();
-        let f = w.into_inner().map_err(|e| SynthError::Io { path, source: e.into_error() })?;
+        let mut f =
+            w.into_inner().map_err(|e| SynthError::Io { path: path.clone(), source: e.into_error() })?;
+        f.sync_all().map_err(|source| SynthError::Io { path, source })?;
         Ok((rel, f, rows, queries))
     }
 }
@@ -529,8 +532,8 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
             }
         }
     }
-    // Every file complete before any is renamed into place: a write that fails (a full
-    // disk) leaves the folder as it was.
+    // Every file written and synced before any is renamed into place: a write that fails
+    // (a full disk) leaves the folder as it was.
     let mut complete = Vec::new();
     for slot in outs {
         for o in slot.into_iter().flatten() {
