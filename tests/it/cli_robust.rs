@@ -248,14 +248,7 @@ fn a_synth_on_a_full_disk_leaves_no_file_behind() {
         out_dir.as_os_str(),
     ]);
     assert_clear_error("synth", &out, ".txt");
-    let mut left = Vec::new();
-    let mut stack = vec![out_dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() { stack.push(p) } else { left.push(p) }
-        }
-    }
+    let left = crate::common::files_under(&out_dir);
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 

@@ -1,7 +1,7 @@
 //! Shared helpers: the project root, the committed fixtures, and the real LETOR data installed
 //! from the pieces compiled into `ltr` (no mirror, no network, no `../shared`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ltr_data::resolved::DatasetInput;
@@ -111,4 +111,22 @@ pub fn markdown_tables(text: &str) -> Vec<Vec<Vec<String>>> {
         table.push(cells);
     }
     tables
+}
+
+/// Every file under `dir` (recursively), as `/`-separated paths relative to it, sorted.
+pub fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
 }

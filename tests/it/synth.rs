@@ -104,21 +104,13 @@ fn on_the_small_shape_lambdamart_beats_ridge_regression_clearly() {
 
 /// Every file under `dir`, as relative paths with their bytes, sorted.
 fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                files.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    files.sort();
-    files
+    crate::common::files_under(dir)
+        .into_iter()
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel, bytes)
+        })
+        .collect()
 }
 
 /// Concurrent runs into one folder: each run is whole, the folder ends as exactly one of
