@@ -996,6 +996,30 @@ mod tests {
     }
 
     #[test]
+    fn paths_the_engine_files_cannot_carry_are_refused_and_others_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let plan = plan_of(&spec(SPEC), &data, 3);
+        let out = dir.path().join("plan");
+        let cases = [
+            (Engines { results: "/shared/res\nults".into(), ..engines() }, "control character"),
+            (Engines { program: "/opt/l\rtr".into(), ..engines() }, "control character"),
+            (Engines { plan_dir: "/shared/pl\\an".into(), ..engines() }, "backslash"),
+        ];
+        for (e, why) in cases {
+            let err = plan.write(&out, &e).unwrap_err().to_string();
+            assert!(err.contains(why), "{err}");
+            assert!(!out.exists(), "{err}");
+        }
+        let odd = Engines { plan_dir: "/sh ared/'p' \"q\" $x %y".into(), ..engines() };
+        plan.write(&out, &odd).unwrap();
+        let sbatch = std::fs::read_to_string(out.join("slurm.sbatch")).unwrap();
+        let log = r#""/sh ared/'p' \"q\" $x %%y/logs/slurm-%A_%a.out""#;
+        assert!(sbatch.contains(&format!("#SBATCH --output={log}\n")), "{sbatch}");
+        assert!(sbatch.contains("plan='/sh ared/'\\''p'\\'' \"q\" $x %y'\n"), "{sbatch}");
+    }
+
+    #[test]
     fn the_time_limit_uses_measured_cells_and_a_default_for_the_others() {
         let dir = tempfile::tempdir().unwrap();
         let data = [DatasetStatus::Available(dataset(dir.path()))];
