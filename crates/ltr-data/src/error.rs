@@ -275,6 +275,22 @@ pub enum DataError {
         /// Hash of what was received.
         actual: String,
     },
+    /// A file whose content, hashed as it was read, is not the content its sha256 was
+    /// recorded from (it changed after its dataset was resolved): nothing read from it is
+    /// used.
+    #[error(
+        "{file}: changed after its dataset was resolved: sha256 {actual} as read, {expected} as \
+         recorded; nothing was computed from it (restore the file, or run again to use the new \
+         content)"
+    )]
+    NotAsHashed {
+        /// The file.
+        file: String,
+        /// The hash recorded when the dataset was resolved.
+        expected: String,
+        /// The hash of the bytes read.
+        actual: String,
+    },
     /// Embedded data that is missing from this build or cannot be used.
     #[error("embedded data {path}: {reason}")]
     Embedded {

@@ -114,6 +114,23 @@ pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Loaded, DataError> {
     parse_reader(open()?, &name, opts, &survey)
 }
 
+/// Reads a file whose sha256 is known ([`crate::resolved::DataFile::sha256`]): the hash of
+/// the bytes parsed (uncompressed, as `DataFile` hashes are) is computed in the same pass that
+/// parses them, and the data set is returned only if it is `expected`; otherwise
+/// [`DataError::NotAsHashed`], naming the file and both hashes. What is returned is thus
+/// always the content the hash records, however the file changes meanwhile.
+pub fn read_file_as_hashed(path: &Path, opts: &ReadOptions, expected: &str) -> Result<Loaded, DataError> {
+    let loaded = read_file(path, &ReadOptions { sha256: true, ..opts.clone() })?;
+    match loaded.sha256.as_deref() {
+        Some(actual) if actual == expected => Ok(loaded),
+        actual => Err(DataError::NotAsHashed {
+            file: path.display().to_string(),
+            expected: expected.to_owned(),
+            actual: actual.unwrap_or_default().to_owned(),
+        }),
+    }
+}
+
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
@@ -1081,6 +1098,31 @@ mod tests {
         let e = split_lines(std::io::Cursor::new(&text), "t.txt", None, 4000, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("longer than 4000 bytes"), "{e}");
         assert!(split_lines(std::io::Cursor::new(&text), "t.txt", None, 5000, |_| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn a_read_against_a_recorded_hash_checks_the_bytes_parsed_plain_or_gzip() {
+        // Resolution records what `local::inspect` hashes (the uncompressed bytes); a read
+        // hashes the same bytes, whether the file on disk is compressed or not.
+        let text = "2 qid:1 1:0.5 #docid = a\r\n0 qid:1 1:0.25 #docid = b\r\n";
+        let d = tempfile::tempdir().unwrap();
+        let plain = d.path().join("a.txt");
+        std::fs::write(&plain, text).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        let zipped = d.path().join("b.txt.gz");
+        std::fs::write(&zipped, gz.finish().unwrap()).unwrap();
+        let opts = ReadOptions::default();
+        for p in [&plain, &zipped] {
+            let recorded = crate::local::inspect(p).unwrap().sha256;
+            let loaded = read_file_as_hashed(p, &opts, &recorded).unwrap();
+            assert_eq!(loaded.dataset.n_docs(), 2);
+            let other = "0".repeat(64);
+            let e = read_file_as_hashed(p, &opts, &other).unwrap_err();
+            let msg = e.to_string();
+            assert!(matches!(e, DataError::NotAsHashed { .. }), "{msg}");
+            assert!(msg.contains(&recorded) && msg.contains(&other) && msg.contains(".txt"), "{msg}");
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use ltr_core::{Dataset, Rng, Validation, derive_seed, select_best};
 use ltr_data::folds::{locate, rotation, rotation_subsets};
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_data::reader::{ReadOptions, read_file_as_hashed};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_metrics::{Criterion, EvalConfig, Evaluation, evaluate_dataset};
 use rayon::prelude::*;
@@ -138,13 +138,14 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
 }
 
 /// Reads one file of a dataset as the protocol does: the dataset's width, missing-value token
-/// and clipping, carrying the spec's evaluation convention.
+/// and clipping, carrying the spec's evaluation convention. The bytes parsed are hashed in the
+/// same pass and must be the ones the file's recorded sha256 (part of every cell key) was
+/// taken from: a file changed since its dataset was resolved is refused.
 fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
     let opts = ReadOptions {
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
         clip: dataset.clip,
-        sha256: false,
         ..ReadOptions::default()
     };
     let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {
@@ -155,7 +156,7 @@ fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Re
         ),
     })?;
     let convention = Some(eval_config(spec, dataset).convention);
-    Ok(read_file(&path, &opts)?.dataset.with_convention(convention))
+    Ok(read_file_as_hashed(&path, &opts, &f.sha256)?.dataset.with_convention(convention))
 }
 
 /// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
