@@ -13,12 +13,12 @@
 //! parsed for real.
 
 use std::collections::BTreeSet;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 use ltr_core::Grade;
+use ltr_core::fs::open_regular;
 use sha2::{Digest, Sha256};
 
 use crate::error::{DataError, ParseErrorKind};
@@ -180,13 +180,14 @@ pub struct FileSummary {
     pub labels: Vec<Grade>,
 }
 
-/// Opens a file, decompressing it when it is gzip (by its magic bytes, not its name).
+/// Opens a regular file ([`ltr_core::fs::open_regular`]), decompressing it when it is gzip
+/// (by its magic bytes, not its name).
 pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
     let io = |source| DataError::Io { path: path.to_owned(), source };
-    let mut f = File::open(path).map_err(io)?;
+    let mut f = open_regular(path).map_err(io)?;
     let mut magic = [0u8; 2];
     let n = f.read(&mut magic).map_err(io)?;
-    let f = File::open(path).map_err(io)?;
+    let f = open_regular(path).map_err(io)?;
     Ok(if n == 2 && magic == [0x1f, 0x8b] {
         Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(f)))
     } else {

@@ -25,11 +25,11 @@
 //! long they are, up to [`MAX_LINE_BYTES`].
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
+use ltr_core::fs::open_regular;
 use ltr_core::{Dataset, Grade};
 use sha2::{Digest, Sha256};
 
@@ -99,15 +99,16 @@ pub struct Loaded {
 }
 
 /// Reads a LETOR file (plain or gzip) from disk: two passes over the file (decompressing
-/// twice if it is gzip).
+/// twice if it is gzip). It must be a regular file ([`ltr_core::fs::open_regular`]): a FIFO
+/// or a device cannot be read twice, and `/dev/zero` would be read for ever.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Loaded, DataError> {
     let io = |source| DataError::Io { path: path.to_owned(), source };
     let name = path.display().to_string();
     let mut magic = [0u8; 2];
-    let n = read_up_to(&mut File::open(path).map_err(io)?, &mut magic).map_err(io)?;
+    let n = read_up_to(&mut open_regular(path).map_err(io)?, &mut magic).map_err(io)?;
     let gzip = n == 2 && magic == [0x1f, 0x8b];
     let open = || -> Result<Box<dyn Read>, DataError> {
-        let file = File::open(path).map_err(io)?;
+        let file = open_regular(path).map_err(io)?;
         Ok(if gzip { Box::new(MultiGzDecoder::new(file)) } else { Box::new(file) })
     };
     let survey = survey_reader(open()?, &name, opts)?;
