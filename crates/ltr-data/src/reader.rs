@@ -975,6 +975,23 @@ mod tests {
     }
 
     #[test]
+    fn control_and_whitespace_characters_in_ids_are_refused_with_their_line() {
+        // Tools that split TREC files on whitespace (trec_eval on ASCII, Python on Unicode)
+        // would read such an id as two fields, and NUL ends C strings.
+        for bad in ["\u{b}", "\u{c}", "\0", "\u{1f}", "\u{7f}", "\u{85}", "\u{a0}", "\u{2028}"] {
+            let text = format!("0 qid:1 1:1 #docid = a\n1 qid:2{bad}x 1:1 #docid = b\n");
+            let e = err_of(&text);
+            assert!(e.starts_with("t.txt:2:") && e.contains("query id"), "{bad:?}: {e}");
+            let text = format!("0 qid:1 1:1 #docid = a\n1 qid:1 1:1 #docid = b{bad}x\n");
+            let e = err_of(&text);
+            assert!(e.starts_with("t.txt:2:") && e.contains("document id"), "{bad:?}: {e}");
+        }
+        // Printable non-ASCII ids are fine.
+        let d = parse("0 qid:é1 1:1 #docid = ü-2\n").unwrap();
+        assert_eq!((d.query_ids()[0].as_str(), d.doc_ids().unwrap()[0].as_str()), ("é1", "ü-2"));
+    }
+
+    #[test]
     fn utf8_byte_order_mark_is_accepted_at_the_start() {
         let text = "\u{feff}2 qid:1 1:0.5\r\n0 qid:1 1:0.25\r\n";
         let d = parse(text).unwrap();
