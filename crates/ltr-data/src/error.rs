@@ -54,6 +54,16 @@ pub enum ParseErrorKind {
     /// A qid or docid that is not UTF-8.
     #[error("not valid UTF-8")]
     Utf8,
+    /// A query or document id holding a control or whitespace character (vertical tab, form
+    /// feed, NUL, no-break space, ...), which whitespace-separated formats such as TREC run
+    /// and qrels files would read as a field break.
+    #[error("{what} holds {ch:?} (U+{:04X}), a control or whitespace character: TREC files and other tools would split the id there", u32::from(*ch))]
+    IdCharacter {
+        /// `query id` or `document id`.
+        what: &'static str,
+        /// The character.
+        ch: char,
+    },
     /// A carriage return inside a line: the file's lines end with CR alone (classic Mac
     /// OS), which is not accepted.
     #[error(

@@ -87,6 +87,14 @@ pub(crate) fn line_content(raw: &[u8], first: bool) -> &[u8] {
     if first { line.strip_prefix(BOM).unwrap_or(line) } else { line }
 }
 
+/// The first character of an id that whitespace-separated formats cannot carry: a control
+/// character (C0, DEL, C1: NUL, vertical tab, form feed, ...) or Unicode whitespace (which
+/// Python's `split()` breaks on, as trec_eval does on the ASCII ones). Ids come from tokens
+/// already split on space and tab, so these are the only characters left that could split them.
+pub fn id_flaw(id: &str) -> Option<char> {
+    id.chars().find(|c| c.is_control() || c.is_whitespace())
+}
+
 /// A parsed file.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -519,6 +527,9 @@ impl<'a> Parser<'a> {
         let same_query = self.qids.last().is_some_and(|q| q.as_bytes() == qid);
         if !same_query {
             let qid_str = std::str::from_utf8(qid).map_err(|_| self.err(ParseErrorKind::Utf8, qid_tok))?;
+            if let Some(ch) = id_flaw(qid_str) {
+                return Err(self.err(ParseErrorKind::IdCharacter { what: "query id", ch }, qid_tok));
+            }
             if let Some(&first) = self.seen.get(qid_str) {
                 return Err(self.err(ParseErrorKind::QidReappears { first_line: first }, qid_tok));
             }
@@ -582,7 +593,13 @@ impl<'a> Parser<'a> {
         let doc_id = comment.and_then(doc_id_of);
         self.any_doc_id |= doc_id.is_some();
         let doc_id = match doc_id {
-            Some(d) => std::str::from_utf8(d).map_err(|_| self.err(ParseErrorKind::Utf8, d))?.to_owned(),
+            Some(d) => {
+                let id = std::str::from_utf8(d).map_err(|_| self.err(ParseErrorKind::Utf8, d))?;
+                if let Some(ch) = id_flaw(id) {
+                    return Err(self.err(ParseErrorKind::IdCharacter { what: "document id", ch }, d));
+                }
+                id.to_owned()
+            }
             None => String::new(),
         };
         self.doc_ids.push(doc_id);
