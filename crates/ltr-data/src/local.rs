@@ -360,6 +360,24 @@ mod tests {
     }
 
     #[test]
+    fn two_folders_of_one_fold_number_are_a_duplicate_not_a_gap() {
+        for (names, a, b) in [
+            (["Fold1", "Fold01", "Fold2"], "Fold01", "Fold1"),
+            (["Fold1", "Fold2", "fold2"], "Fold2", "fold2"),
+        ] {
+            let d = tempfile::tempdir().unwrap();
+            for n in names {
+                for s in SPLIT_NAMES[0] {
+                    write(d.path(), &format!("{n}/{s}.txt"), "0 qid:1 1:1\n");
+                }
+            }
+            let e = detect(d.path()).unwrap_err().to_string();
+            assert!(e.contains("fold 2") || e.contains("fold 1"), "{e}");
+            assert!(e.contains(a) && e.contains(b) && !e.contains("gaps"), "{e}");
+        }
+    }
+
+    #[test]
     fn inspect_counts_and_hashes_plain_and_gzip_alike() {
         let text = "2 qid:1 1:0.5 3:1 # docid = a\r\n0 qid:1 2:1\r\n\r\n1 qid:7 1:1 25:0.1\r\n";
         let d = tempfile::tempdir().unwrap();
