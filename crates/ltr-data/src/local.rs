@@ -103,6 +103,15 @@ pub fn detect(path: &Path) -> Result<Layout, DataError> {
     if numbered.len() > MAX_FOLDS as usize {
         return Err(unavailable(format!("more than {MAX_FOLDS} fold folders")));
     }
+    // `Fold1` and `Fold01` (or `fold1`) are one fold number twice, not a gap after it.
+    if let Some(pair) = numbered.windows(2).find(|p| p[0].0 == p[1].0) {
+        return Err(unavailable(format!(
+            "{} and {} are both fold {}: keep one of them",
+            pair[0].1.display(),
+            pair[1].1.display(),
+            pair[0].0
+        )));
+    }
     let mut folds = Vec::new();
     let mut used: Option<String> = None;
     for (i, (k, dir)) in numbered.into_iter().enumerate() {
