@@ -339,6 +339,94 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
     assert!(stderr(&out).contains("n_features"), "{}", stderr(&out));
 }
 
+/// `ltr` under a 4 GiB address-space limit (`ulimit -v`): a command that reads without bound
+/// aborts instead of taking the machine's memory.
+fn ltr_in_4gib(args: &[&std::ffi::OsStr]) -> Command {
+    let mut c = Command::new("sh");
+    c.args(["-c", "ulimit -v 4194304 && exec \"$@\"", "sh", env!("CARGO_BIN_EXE_ltr")]).args(args);
+    c.env_remove("LTR_MIRROR").env_remove("LTR_DATA_DIR").env_remove("LTR_RESULTS_DIR").env("CI", "1");
+    c
+}
+
+/// Every file a command reads whole or parses is expected to be a regular file: a device
+/// (`/dev/zero` reads forever; its reported size is 0) or a FIFO (opening it waits for a
+/// writer) given in its place is refused at once, with one line naming it, never read until
+/// memory runs out or waited on.
+#[test]
+fn special_files_given_as_inputs_are_refused_at_once_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let scores = d.join("scores.txt");
+    std::fs::write(&scores, "0.5\n".repeat(30)).unwrap(); // one per document of `data`
+    let fifo = d.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for special in [Path::new("/dev/zero"), fifo.as_path()] {
+        let s = special.as_os_str();
+        let a = |p: &Path| p.as_os_str().to_owned();
+        let x = d.join("x.json");
+        let system = {
+            let mut v = std::ffi::OsString::from("A=");
+            v.push(s);
+            v
+        };
+        let cases: Vec<(&str, Vec<std::ffi::OsString>)> = vec![
+            (
+                "predict --model",
+                vec![
+                    "predict".into(),
+                    "--model".into(),
+                    s.into(),
+                    "--data".into(),
+                    a(&data),
+                    "--scores".into(),
+                    a(&d.join("o.txt")),
+                ],
+            ),
+            (
+                "predict --data",
+                vec![
+                    "predict".into(),
+                    "--model".into(),
+                    a(&model),
+                    "--data".into(),
+                    s.into(),
+                    "--scores".into(),
+                    a(&d.join("o.txt")),
+                ],
+            ),
+            ("eval score file", vec!["eval".into(), a(&data), s.into()]),
+            ("eval feature file", vec!["eval".into(), s.into(), a(&scores)]),
+            (
+                "check --baseline",
+                vec!["check".into(), "--baseline".into(), s.into(), "--results".into(), a(&x)],
+            ),
+            ("explain", vec!["explain".into(), s.into()]),
+            ("compare", vec!["compare".into(), a(&data), system, format!("B={}", scores.display()).into()]),
+            ("qrels", vec!["qrels".into(), s.into()]),
+            (
+                "train --train",
+                vec![
+                    "train".into(),
+                    "regression".into(),
+                    "--train".into(),
+                    s.into(),
+                    "--model".into(),
+                    a(&x),
+                ],
+            ),
+        ];
+        for (what, args) in cases {
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+            let what = format!("{what} {}", special.display());
+            let out = output_within(&mut ltr_in_4gib(&args), 30);
+            assert_clear_error(&what, &out, &special.display().to_string());
+            assert!(stderr(&out).contains("not a regular file"), "{what}: {}", stderr(&out));
+        }
+    }
+}
+
 /// A model applied to data of another width is an error (a missing column would read as 0
 /// and every score would be silently wrong), unless `--allow-width-mismatch` is given for
 /// narrower data. Wider data is always refused: its extra columns would be ignored.

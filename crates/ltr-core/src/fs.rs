@@ -2,8 +2,11 @@
 //! written (result store records, reports, models, score files) goes through [`write_atomic`],
 //! or through its streaming form [`AtomicFile`] when the output is too large to hold in memory
 //! (generated datasets).
+//! And the one way a file given by a user is opened ([`open_regular`]) or read whole
+//! ([`read_bounded`]): a regular file, at most a stated number of bytes.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -123,6 +126,93 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
+/// Opens a file that must be a regular file. Anything else is refused before it is opened
+/// (a FIFO's open waits for a writer; a device such as `/dev/zero` reads forever and reports
+/// a size of 0), and again if what was opened is not a regular file (it was replaced
+/// meanwhile). Symbolic links are followed.
+///
+/// # Errors
+/// The I/O error, or [`std::io::ErrorKind::InvalidInput`] saying what the path is instead
+/// (`not a regular file (a FIFO)`).
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    check_regular(&std::fs::metadata(path)?)?;
+    let file = File::open(path)?;
+    check_regular(&file.metadata()?)?;
+    Ok(file)
+}
+
+/// Reads a whole regular file ([`open_regular`]) of at most `max` bytes. The bound holds for
+/// what is read, not for the size the file system reports: at most `max + 1` bytes are read,
+/// and a file longer than `max` is refused.
+///
+/// # Errors
+/// The I/O error; [`std::io::ErrorKind::InvalidInput`] for a file that is not regular;
+/// [`std::io::ErrorKind::FileTooLarge`] for one longer than `max` bytes.
+pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("larger than {max} bytes, the most read from a file of this kind"),
+        )
+    };
+    let reported = file.metadata()?.len();
+    if reported > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(reported).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] for text: the file must be UTF-8.
+///
+/// # Errors
+/// Those of [`read_bounded`], and [`std::io::ErrorKind::InvalidData`] for text that is not
+/// UTF-8.
+pub fn read_bounded_to_string(path: &Path, max: u64) -> std::io::Result<String> {
+    String::from_utf8(read_bounded(path, max)?).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// Refuses metadata of anything but a regular file, saying what it is.
+fn check_regular(meta: &std::fs::Metadata) -> std::io::Result<()> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    let ft = meta.file_type();
+    let what = if ft.is_dir() { "a folder" } else { special_kind(&ft) };
+    Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("not a regular file ({what})")))
+}
+
+#[cfg(unix)]
+fn special_kind(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
 /// Whether `name` is a temporary file of [`write_atomic`] (`.<file>.<pid>.<thread>.<n>.tmp`),
 /// e.g. to clean up after a killed process.
 pub fn is_temp_name(name: &str) -> bool {
@@ -223,6 +313,31 @@ mod tests {
         f.commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "a temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bounded_reads_take_regular_files_up_to_the_bound_only() {
+        let dir = std::env::temp_dir().join(format!("ltr-core-bounded-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.txt");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_bounded(&path, 10).unwrap(), b"0123456789");
+        assert_eq!(read_bounded_to_string(&path, 100).unwrap(), "0123456789");
+        let e = read_bounded(&path, 9).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("larger than 9 bytes"), "{e}");
+        let e = read_bounded(&dir, 100).unwrap_err();
+        assert_eq!(e.to_string(), "not a regular file (a folder)");
+        std::fs::write(&path, b"\xff\xfe").unwrap();
+        let e = read_bounded_to_string(&path, 100).unwrap_err();
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+        if Path::new("/dev/zero").exists() {
+            // Its reported size is 0; reading it would never end.
+            let e = read_bounded(Path::new("/dev/zero"), 100).unwrap_err();
+            assert_eq!(e.to_string(), "not a regular file (a character device)");
+            assert!(open_regular(Path::new("/dev/zero")).is_err());
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -292,11 +292,7 @@ impl Plan {
     pub fn load(dir: &Path) -> Result<Self> {
         let read = |name: &str| -> Result<String> {
             let path = dir.join(name);
-            let len = std::fs::metadata(&path).map_err(|e| plan_error(&path, e))?.len();
-            if len > MAX_PLAN_BYTES {
-                return Err(plan_error(&path, format!("{len} bytes (at most {MAX_PLAN_BYTES})")));
-            }
-            std::fs::read_to_string(&path).map_err(|e| plan_error(&path, e))
+            ltr_core::fs::read_bounded_to_string(&path, MAX_PLAN_BYTES).map_err(|e| plan_error(&path, e))
         };
         let header: PlanHeader =
             serde_json::from_str(&read("plan.json")?).map_err(|e| plan_error(&dir.join("plan.json"), e))?;

@@ -113,16 +113,13 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The largest model file read (1 GiB): far above the largest model the registry's parameter
-/// ranges allow, small enough to refuse a wrong file before reading it into memory.
+/// ranges allow, small enough to refuse a wrong file before it fills the memory.
 const MAX_MODEL_BYTES: u64 = 1 << 30;
 
 /// Reads and checks a model file ([`ModelFile::from_json`]).
 pub(crate) fn read_model(path: &Path) -> anyhow::Result<ModelFile> {
-    let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
-    if size > MAX_MODEL_BYTES {
-        bail!("{}: {size} bytes, more than a model file can be ({MAX_MODEL_BYTES})", path.display());
-    }
-    let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = ltr_core::fs::read_bounded(path, MAX_MODEL_BYTES)
+        .with_context(|| format!("reading {}", path.display()))?;
     ModelFile::from_json(&text).with_context(|| format!("{} is not a usable ltr model file", path.display()))
 }
 
