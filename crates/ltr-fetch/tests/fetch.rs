@@ -1692,3 +1692,16 @@ fn unsupported_address_schemes_are_refused_at_once() {
         assert!(!msg.contains("retries"), "{msg}");
     }
 }
+
+#[test]
+fn every_file_rebuilt_from_the_embedded_pieces_has_its_manifest_size() {
+    for (collection, dataset) in [("letor3", "OHSUMED"), ("letor4", "MQ2008")] {
+        let m = Manifest::builtin(collection).unwrap();
+        let v = m.dataset(dataset).unwrap().default_variant();
+        let pieces = ltr_data::embedded::Pieces::open(v).unwrap();
+        for f in v.files() {
+            let bytes = pieces.build(&f).unwrap().unwrap();
+            assert_eq!(Some(bytes.len() as u64), v.size_of(&f), "{collection}/{dataset}/{f}");
+        }
+    }
+}
