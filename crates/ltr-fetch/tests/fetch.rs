@@ -1017,6 +1017,53 @@ fn folder_mirror_with_a_damaged_file_is_refused() {
 }
 
 #[test]
+fn a_damaged_gz_on_a_mirror_is_an_error_not_a_fallback_to_the_embedded_data() {
+    let local = tempfile::tempdir().unwrap();
+    let files = embedded_mirror(local.path());
+    let m = letor3_offline(&closed_port_url("/OHSUMED.zip"));
+    let v = m.datasets[0].default_variant().clone();
+    let rel = v.rel_path("Fold3/vali.txt");
+    let check = |e: FetchError, dir: &Path, origin: &str| {
+        let msg = e.to_string();
+        assert!(matches!(e, FetchError::Refused { .. }), "{msg}");
+        assert!(msg.contains(origin) && msg.contains("not a valid gzip file"), "{msg}");
+        // Not replaced by the embedded copy: the mirror's wrong content is the answer.
+        assert!(!dir.join(&rel).exists(), "{:?}", tree(dir));
+        assert_eq!(tree(dir).iter().filter(|f| f.starts_with("letor3/")).count(), 14);
+        assert_no_leftovers(dir);
+    };
+
+    // An address serving a cut-off .gz (a valid start, no end).
+    let server = Server::start();
+    for (file, bytes) in &files {
+        let mut body = gz(bytes);
+        if *file == "Fold3/vali.txt" {
+            body.truncate(body.len() / 2);
+        }
+        server.route(&format!("/m/{}.gz", v.rel_path(file)), Route::ok(body));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let e = with_mirror(dir.path(), server.url("/m").parse().unwrap())
+        .fetch_dataset(&m, "OHSUMED", Variants::Default)
+        .unwrap_err();
+    check(e, dir.path(), &server.url(&format!("/m/{rel}.gz")));
+
+    // A folder holding a .gz whose compressed data was altered.
+    let gz_path = local.path().join(format!("{rel}.gz"));
+    let mut body = std::fs::read(&gz_path).unwrap();
+    let mid = body.len() / 2;
+    for b in &mut body[mid..mid + 64] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&gz_path, &body).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = with_mirror(dir.path(), Mirror::Dir(local.path().to_owned()))
+        .fetch_dataset(&m, "OHSUMED", Variants::Default)
+        .unwrap_err();
+    check(e, dir.path(), &gz_path.display().to_string());
+}
+
+#[test]
 fn url_mirror_serves_gz_then_plain_files() {
     let local = tempfile::tempdir().unwrap();
     let files = embedded_mirror(local.path());
