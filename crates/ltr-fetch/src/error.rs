@@ -46,8 +46,8 @@ pub enum FetchError {
         note: String,
     },
     /// A download or mirror file refused for what it is, before any hash could be taken:
-    /// more bytes than its known size (or the collection's cap) allows. Never a reason to
-    /// take the file from another source.
+    /// more bytes than its known size (or the collection's cap) allows, or a `.gz` that is
+    /// not valid gzip. Never a reason to take the file from another source.
     #[error("{what}: refused: {reason}")]
     Refused {
         /// The address or mirror file.

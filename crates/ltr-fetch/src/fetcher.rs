@@ -25,7 +25,7 @@
 //! 2. **Mirror** ([`FetchOptions::mirror`]): `<mirror>/<rel>.gz`, else `<rel>`. A file the mirror does not
 //!    have (or a mirror that cannot be reached) goes on to the next source; a file the mirror
 //!    has with the wrong content is refused ([`FetchError::Checksum`]), and so is one larger
-//!    than its bound ([`FetchError::Refused`]), without fallback.
+//!    than its bound or a damaged `.gz` ([`FetchError::Refused`]), without fallback.
 //! 3. **Embedded data** (OHSUMED QueryLevelNorm, MQ2008), see [`crate::embedded`]: rebuilt
 //!    from the pieces compiled into `ltr`, verified, installed.
 //! 4. **Official archive**: downloaded once per call (resumable, with retries of stalled

@@ -6,9 +6,9 @@
 //!
 //! What the mirror has is bounded: by the size the manifest gives for the file (a `.gz` by a
 //! little more), else by the collection's cap, both for the download and for what it
-//! decompresses to. A file past its bound is refused ([`FetchError::Refused`]) like a file
-//! with the wrong hash: wrong content on a mirror is an error, never a reason to take the
-//! file from elsewhere.
+//! decompresses to. A file past its bound, or a `.gz` that is not valid gzip, is refused
+//! ([`FetchError::Refused`]) like a file with the wrong hash: wrong content on a mirror is
+//! an error, never a reason to take the file from elsewhere.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -30,7 +30,8 @@ impl Fetcher {
     /// Gets one file from the mirror into the cache. `Ok(None)`: the mirror does not have
     /// it. `Ok(Some(verified))`: installed (`false`: no published hash, recorded now). A
     /// mirror address that cannot be reached is a [`FetchError::Download`]; a file past its
-    /// bound (the manifest's size, else `cap`) is a [`FetchError::Refused`].
+    /// bound (the manifest's size, else `cap`) or a damaged `.gz` is a
+    /// [`FetchError::Refused`].
     pub(crate) fn fetch_from_mirror(
         &self,
         mirror: &Mirror,
@@ -168,7 +169,7 @@ struct CopyJob<'a> {
 impl CopyJob<'_> {
     /// Copies `reader` into a new file `dest` (flushed to disk), returning the sha256 of
     /// what was copied. Refused ([`FetchError::Refused`]) past the limit, before anything
-    /// past it is written.
+    /// past it is written, and (`gz`) when the decoder finds the data damaged.
     fn copy(&self, mut reader: impl Read, gz: bool) -> Result<String, FetchError> {
         let write_err = |source| FetchError::Io { path: self.dest.to_owned(), source };
         let refused = |reason: String| {
@@ -184,6 +185,10 @@ impl CopyJob<'_> {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if gz && is_damage(&e) => {
+                    drop(out);
+                    return Err(refused(format!("not a valid gzip file ({e})")));
+                }
                 Err(source) => {
                     return Err(FetchError::Io { path: self.src.to_owned(), source });
                 }
@@ -214,4 +219,12 @@ impl<R: Read> Read for Counting<'_, R> {
         self.progress.advance(n as u64);
         Ok(n)
     }
+}
+
+/// Whether a decoder's read error says the compressed data is damaged (a bad header, a
+/// corrupt deflate stream, a checksum mismatch, a cut-off end) rather than that the file
+/// could not be read.
+fn is_damage(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(e.kind(), K::InvalidInput | K::InvalidData | K::UnexpectedEof)
 }

@@ -1026,7 +1026,9 @@ fn a_damaged_gz_on_a_mirror_is_an_error_not_a_fallback_to_the_embedded_data() {
     let check = |e: FetchError, dir: &Path, origin: &str| {
         let msg = e.to_string();
         assert!(matches!(e, FetchError::Refused { .. }), "{msg}");
-        assert!(msg.contains(origin) && msg.contains("not a valid gzip file"), "{msg}");
+        // Depending on where the damage is, the decoder fails, or yields more than the file.
+        let damaged = msg.contains("not a valid gzip file") || msg.contains("decompresses to more than");
+        assert!(msg.contains(origin) && damaged, "{msg}");
         // Not replaced by the embedded copy: the mirror's wrong content is the answer.
         assert!(!dir.join(&rel).exists(), "{:?}", tree(dir));
         assert_eq!(tree(dir).iter().filter(|f| f.starts_with("letor3/")).count(), 14);
