@@ -11,7 +11,7 @@
 //! an error, never a reason to take the file from elsewhere.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read};
 use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
@@ -19,7 +19,7 @@ use ltr_data::manifest::Variant;
 use ltr_data::reader::hex;
 use sha2::{Digest, Sha256};
 
-use crate::cache::{create_dir_all, remove_quietly};
+use crate::cache::{CopyError, copy_bounded, create_dir_all, remove_quietly};
 use crate::error::FetchError;
 use crate::fetcher::Fetcher;
 use crate::http::{DlError, Limit, file_len};
@@ -172,35 +172,26 @@ impl CopyJob<'_> {
     /// past it is written, and (`gz`) when the decoder finds the data damaged.
     fn copy(&self, mut reader: impl Read, gz: bool) -> Result<String, FetchError> {
         let write_err = |source| FetchError::Io { path: self.dest.to_owned(), source };
-        let refused = |reason: String| {
-            remove_quietly(self.dest);
-            FetchError::Refused { what: self.origin.to_owned(), reason }
-        };
+        let refused = |reason: String| FetchError::Refused { what: self.origin.to_owned(), reason };
         let mut out = BufWriter::new(File::create(self.dest).map_err(write_err)?);
         let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 1 << 16];
-        let mut total = 0u64;
-        loop {
-            let n = match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) if gz && is_damage(&e) => {
-                    drop(out);
-                    return Err(refused(format!("not a valid gzip file ({e})")));
-                }
-                Err(source) => {
-                    return Err(FetchError::Io { path: self.src.to_owned(), source });
-                }
-            };
-            total = total.saturating_add(n as u64);
-            if total > self.limit.bytes {
-                drop(out);
-                let what = if gz { "decompresses to" } else { "has" };
-                return Err(refused(format!("{what} {}", self.limit.exceeded())));
+        let copied = copy_bounded(&mut reader, &mut out, self.limit.bytes, |chunk| hasher.update(chunk));
+        let failed = match copied {
+            Ok(_) => None,
+            Err(CopyError::Read(e)) if gz && is_damage(&e) => {
+                Some(refused(format!("not a valid gzip file ({e})")))
             }
-            hasher.update(&buf[..n]);
-            out.write_all(&buf[..n]).map_err(write_err)?;
+            Err(CopyError::Read(source)) => Some(FetchError::Io { path: self.src.to_owned(), source }),
+            Err(CopyError::Write(e)) => Some(write_err(e)),
+            Err(CopyError::TooLarge) => {
+                let what = if gz { "decompresses to" } else { "has" };
+                Some(refused(format!("{what} {}", self.limit.exceeded())))
+            }
+        };
+        if let Some(e) = failed {
+            drop(out);
+            remove_quietly(self.dest);
+            return Err(e);
         }
         out.into_inner().map_err(|e| write_err(e.into_error()))?.sync_all().map_err(write_err)?;
         Ok(hex(&hasher.finalize()))
