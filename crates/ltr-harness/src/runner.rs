@@ -566,6 +566,41 @@ mod tests {
         assert_eq!((v.sound, v.reevaluated, v.bad.len()), (2, 0, 2));
     }
 
+    /// AdaRank-NDCG over queries of 5 documents: NDCG@10 is 0 for any order under letor3, so
+    /// `k = 10` cannot train. The cell is selected among the points that trained and records
+    /// the other with its reason; a cell none of whose points trains fails, naming them.
+    #[test]
+    fn a_grid_point_that_cannot_train_is_recorded_and_the_others_are_selected() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let text = |grid: &str| {
+            format!(
+                "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"D\"]\nfolds = [1, 2]\nseed = 3\n\n\
+                 [[algorithms]]\nid = \"adarank-ndcg\"\ngrid = {{ k = {grid} }}\n"
+            )
+        };
+        let record = run(&spec(&text("[3, 10]")), &data, &store, &options(), &NoProgress).unwrap();
+        assert!(record.failed.is_empty(), "{:?}", record.failed);
+        for key in &record.cells {
+            let cell: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(store.record_path(key)).unwrap()).unwrap();
+            assert_eq!(cell["chosen"], 0, "{cell}");
+            assert!(cell["grid"][0].get("error").is_none(), "{cell}");
+            let e = cell["grid"][1]["error"].as_str().unwrap_or_else(|| panic!("{cell}"));
+            assert!(e.contains("no training query whose measure depends on the ranking"), "{e}");
+            assert!(cell["grid"][1]["vali"].is_null(), "{cell}");
+            assert!(matches!(store.check(key), CellCheck::Sound(_)));
+        }
+
+        let record = run(&spec(&text("[10, 20]")), &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!(record.failed.len(), 2, "{:?}", record.failed);
+        let e = &record.failed[0].error;
+        assert!(e.contains("none of its 2 grid points") && e.contains("k = 10, k = 20"), "{e}");
+        assert!(e.contains("no training query whose measure depends on the ranking"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+
     #[test]
     fn a_grid_point_whose_validation_is_nan_reads_back() {
         let p = GridPoint { config: crate::AlgoConfig::default_for("regression").unwrap(), vali: f64::NAN };

@@ -766,6 +766,27 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         assert!(e.to_string().contains("20"), "{e}");
     }
 
+    #[test]
+    fn a_grid_larger_than_this_build_expands_is_refused_at_any_max_cells() {
+        // 10 x 10 x 10 x 10 x 10 x 2 = 200,000 points: within a raised `--max-cells`, but more
+        // than the grid points a spec may expand to.
+        let ten = |f: &dyn Fn(u32) -> String| (1..=10).map(f).collect::<Vec<_>>().join(", ");
+        let text = format!(
+            "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nfolds = [1]\nseed = 1\n\n\
+             [[algorithms]]\nid = \"lambdamart\"\ngrid = {{ trees = [{}], leaves = [{}], learning_rate = [{}], \
+             min_data_in_leaf = [{}], sigma = [{}], lambda_l2 = [0.0, 1.0] }}\n",
+            ten(&|i| i.to_string()),
+            ten(&|i| (i + 1).to_string()),
+            ten(&|i| format!("{:.2}", f64::from(i) / 100.0)),
+            ten(&|i| i.to_string()),
+            ten(&|i| format!("{:.1}", f64::from(i) / 10.0)),
+        );
+        let limits = SpecLimits { max_cells: u64::MAX };
+        let e = ExperimentSpec::parse_with(&text, Path::new("x/spec.toml"), &limits).unwrap_err().to_string();
+        assert!(e.starts_with("x/spec.toml:") && e.contains("200000") && e.contains("lambdamart"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+
     /// Values just outside a parameter's documented range (none for a flag).
     fn outside(range: ltr_core::ParamRange) -> Vec<String> {
         use ltr_core::ParamRange;
