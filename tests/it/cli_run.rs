@@ -228,6 +228,35 @@ fn a_huge_grid_is_refused_at_any_max_cells_without_allocating() {
     }
 }
 
+/// A plan lists each cell's whole grid: 100,000 grid points (as many as a spec expands to)
+/// over six folds is refused at any `--max-cells`, before the plan is built, with one line.
+#[test]
+fn a_plan_of_more_grid_points_than_it_holds_is_refused_at_any_max_cells() {
+    let env = Env::bare();
+    for k in 1..=6 {
+        for split in ["train", "vali", "test"] {
+            letor(&env.path(&format!("six-folds/Fold{k}/{split}.txt")), 4, 3);
+        }
+    }
+    let lambdas: Vec<String> = (1..=50_000).map(|i| format!("{}.0", i)).collect();
+    let spec = env.spec(
+        "wide",
+        &format!(
+            "name = \"wide\"\nseed = 1\nfolds = [1, 2, 3, 4, 5, 6]\n\n[[datasets]]\nname = \"six\"\n\
+             path = \"six-folds\"\n\n[[algorithms]]\nid = \"regression\"\n\
+             grid = {{ lambda = [{}], standardize = [true, false] }}\n",
+            lambdas.join(", ")
+        ),
+    );
+    let max = u64::MAX.to_string();
+    let mut cmd = env.command(&["plan", spec.to_str().unwrap(), "--out", "plan", "--max-cells", &max], None);
+    let out = within(&mut cmd, 120);
+    let errs = errors(&out);
+    assert_eq!(errs.len(), 1, "{}", text(&out));
+    assert!(errs[0].contains("600000 grid points") && errs[0].contains("500000"), "{}", errs[0]);
+    assert!(!env.path("plan/cells.jsonl").exists());
+}
+
 /// `cmd`'s output; a failure if it has not finished within `secs` seconds (it is killed).
 fn within(cmd: &mut Command, secs: u64) -> Output {
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
