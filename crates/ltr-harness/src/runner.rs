@@ -292,11 +292,16 @@ pub fn run_cells(
             for (c, outcome) in todo.iter().zip(outcomes) {
                 if let Err(e) = outcome {
                     log::error!("{e}");
+                    // The cell is named beside the error wherever it is shown.
+                    let error = match e {
+                        HarnessError::Cell { source, .. } => source.to_string(),
+                        other => other.to_string(),
+                    };
                     failed.push(FailedCell {
                         dataset: d.name.clone(),
                         fold: fold.fold,
                         label: c.entry.label.clone(),
-                        error: e.to_string(),
+                        error,
                     });
                 }
             }
@@ -339,6 +344,15 @@ fn run_cell(
 ) -> Result<()> {
     let started = Instant::now();
     let out = protocol::run_on_splits(spec, c.dataset, c.fold.fold, c.entry, splits)?;
+    let untrained = out.errors.iter().filter(|e| e.is_some()).count();
+    if untrained > 0 {
+        log::warn!(
+            "{}: {untrained} of its {} grid points could not be trained, selected among the others ({})",
+            c.name(),
+            out.errors.len(),
+            protocol::untrained_points(c.entry, &out.errors)
+        );
+    }
     let summary = &out.evaluation.summary;
     log::info!(
         "{} fold {} {}: test NDCG@10 {:.4} MAP {:.4} (fit {:.2} s)",
@@ -366,7 +380,8 @@ fn run_cell(
             .grid
             .iter()
             .zip(&out.vali)
-            .map(|(config, &vali)| GridPoint { config: config.clone(), vali })
+            .zip(out.errors)
+            .map(|((config, &vali), error)| GridPoint { config: config.clone(), vali, error })
             .collect(),
         chosen: out.chosen,
         test: out.evaluation.summary,
@@ -603,9 +618,14 @@ mod tests {
 
     #[test]
     fn a_grid_point_whose_validation_is_nan_reads_back() {
-        let p = GridPoint { config: crate::AlgoConfig::default_for("regression").unwrap(), vali: f64::NAN };
+        let p = GridPoint {
+            config: crate::AlgoConfig::default_for("regression").unwrap(),
+            vali: f64::NAN,
+            error: None,
+        };
         let text = serde_json::to_string(&p).unwrap();
-        assert!(text.contains("\"vali\":null"), "{text}");
+        // A point that trained is written as records were before points could fail.
+        assert!(text.ends_with("\"vali\":null}"), "{text}");
         assert!(serde_json::from_str::<GridPoint>(&text).unwrap().vali.is_nan());
     }
 }

@@ -503,7 +503,7 @@ mod tests {
             test_sha256: "0".repeat(64),
             validation: Criterion::new(Metric::Map, cfg),
             eval: cfg,
-            grid: vec![GridPoint { config, vali: 0.5 }],
+            grid: vec![GridPoint { config, vali: 0.5, error: None }],
             chosen: 0,
             test: eval.summary,
             per_query: eval.per_query,
