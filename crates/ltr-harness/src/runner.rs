@@ -121,20 +121,39 @@ impl PlannedCell<'_> {
     }
 }
 
+/// The most cells (datasets x algorithm entries x folds) a run or a plan lists, whatever
+/// `--max-cells` allows: the list, with each cell's key and name, is kept in memory (about
+/// 300 bytes a cell).
+pub const MAX_RUN_CELLS: u64 = 1_000_000;
+
 /// Every cell of `spec` over the available `datasets`, in the runner's one fixed order
 /// (dataset, then algorithm, then fold, each in spec order), keyed with `code`. A fold the
-/// spec asks for and a dataset lacks is the spec's error; an empty list is not an error here.
+/// spec asks for and a dataset lacks is the spec's error, and so are more than
+/// [`MAX_RUN_CELLS`] cells (counted before the list is made); an empty list is not an error
+/// here.
 pub fn plan_cells<'a>(
     spec: &'a ExperimentSpec,
     datasets: &'a [DatasetStatus],
     code: &CodeHashes,
 ) -> Result<Vec<PlannedCell<'a>>> {
+    let mut count = 0u64;
     for status in datasets {
         if let DatasetStatus::Available(d) = status {
             spec.check_folds(&d.name, &d.folds.iter().map(|f| f.fold).collect::<Vec<_>>())?;
+            let folds = d.folds.iter().filter(|f| spec.folds.contains(&f.fold)).count() as u64;
+            count = count.saturating_add(folds.saturating_mul(spec.algorithms.len() as u64));
         }
     }
-    let mut cells = Vec::new();
+    if count > MAX_RUN_CELLS {
+        return Err(HarnessError::Spec {
+            file: spec.source.clone().into(),
+            reason: format!(
+                "{count} cells (datasets x algorithms x folds), more than the {MAX_RUN_CELLS} a run \
+                 lists: run fewer datasets or algorithms at a time"
+            ),
+        });
+    }
+    let mut cells = Vec::with_capacity(count as usize);
     for status in datasets {
         let DatasetStatus::Available(d) = status else { continue };
         for entry in &spec.algorithms {

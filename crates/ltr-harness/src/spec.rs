@@ -165,6 +165,13 @@ pub struct AlgorithmEntry {
 /// The most model fits a spec may ask for unless raised ([`SpecLimits::max_cells`]).
 pub const DEFAULT_MAX_CELLS: u64 = 100_000;
 
+/// The most grid points a spec may expand to, summed over its algorithm entries, whatever
+/// [`SpecLimits::max_cells`] allows. Every point is kept in memory as a typed configuration
+/// and written into each cell record of its entry (about 0.3 KB of JSON), so this bounds a
+/// cell record to about 30 MB; loading a spec of 100,000 LambdaMART points takes about a
+/// second and 90 MB. Counted before anything is expanded.
+pub const MAX_GRID_POINTS: u64 = 100_000;
+
 /// Bounds checked when a spec is loaded, before anything is allocated for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpecLimits {
@@ -555,34 +562,49 @@ fn parse_metric(s: &str) -> std::result::Result<Metric, String> {
     s.parse::<Metric>().map_err(|e| e.to_string())
 }
 
-/// Counts the model fits a spec asks for, without expanding any grid, and refuses a spec over
-/// the limit, naming the largest grid.
+/// The grid points of an algorithm entry, counted without expanding its grid. u128 with
+/// saturation: 12 keys of 10 values is 10^12, far from overflowing; a grid with hundreds of
+/// keys saturates and is refused all the same.
+fn grid_points(a: &RawAlgorithm) -> u128 {
+    a.grid.values().fold(1u128, |n, v| n.saturating_mul(v.len().max(1) as u128))
+}
+
+/// Counts the grid points and the model fits a spec asks for, without expanding any grid,
+/// and refuses a spec over [`MAX_GRID_POINTS`] or over the fit limit, naming the largest grid.
 fn check_size(raw: &RawSpec, limits: &SpecLimits) -> std::result::Result<(), String> {
-    // u128 with saturation: 12 keys of 10 values is 10^12, far from overflowing; a spec with
-    // hundreds of keys saturates and is refused all the same.
-    let points = |a: &RawAlgorithm| -> u128 {
-        a.grid.values().fold(1u128, |n, v| n.saturating_mul(v.len().max(1) as u128))
+    let Some((i, largest)) = raw.algorithms.iter().enumerate().max_by_key(|(_, a)| grid_points(a)) else {
+        return Ok(());
     };
+    let largest_grid = format!(
+        "the largest grid is algorithms[{i}] ({}) with {} points",
+        largest.label.as_deref().unwrap_or(&largest.id),
+        grid_points(largest)
+    );
+    let points = raw.algorithms.iter().fold(0u128, |n, a| n.saturating_add(grid_points(a)));
+    if points > u128::from(MAX_GRID_POINTS) {
+        return Err(format!(
+            "the spec's grids have {points} points in all, more than the {MAX_GRID_POINTS} a spec \
+             may expand to whatever `--max-cells` allows (every point is kept in memory and in each \
+             of its cell records: split the grid over several specs); {largest_grid}"
+        ));
+    }
     let per_point = (raw.datasets.len() as u128).saturating_mul(raw.folds.len() as u128);
-    let total =
-        raw.algorithms.iter().fold(0u128, |n, a| n.saturating_add(points(a).saturating_mul(per_point)));
+    let total = points.saturating_mul(per_point);
     if total <= u128::from(limits.max_cells) {
         return Ok(());
     }
-    let largest = raw.algorithms.iter().enumerate().max_by_key(|(_, a)| points(a));
-    let Some((i, largest)) = largest else { return Ok(()) };
     Err(format!(
         "the spec asks for {total} model fits (grid points x {} datasets x {} folds), more than the \
-         limit of {} (`--max-cells` raises it); the largest grid is algorithms[{i}] ({}) with {} points",
+         limit of {} (`--max-cells` raises it); {largest_grid}",
         raw.datasets.len(),
         raw.folds.len(),
         limits.max_cells,
-        largest.label.as_deref().unwrap_or(&largest.id),
-        points(largest)
     ))
 }
 
-/// The cartesian product of the grid over the fixed params; each point typed and validated.
+/// The cartesian product of the grid over the fixed params (grid keys sorted, last key
+/// fastest); each point typed and validated. Points are built one at a time from their index,
+/// so only the typed configurations are held (their number is bounded by [`check_size`]).
 fn expand_grid(a: &RawAlgorithm) -> std::result::Result<Vec<AlgoConfig>, String> {
     for (k, values) in &a.grid {
         if values.is_empty() {
@@ -592,27 +614,20 @@ fn expand_grid(a: &RawAlgorithm) -> std::result::Result<Vec<AlgoConfig>, String>
             return Err(format!("`{k}` is both fixed in `params` and varied in `grid`"));
         }
     }
-    let keys: Vec<&String> = a.grid.keys().collect();
-    let mut points = vec![a.params.clone()];
-    for k in &keys {
-        let mut next = Vec::new();
-        for p in &points {
-            for v in &a.grid[*k] {
-                let mut q = p.clone();
-                q.insert((*k).clone(), v.clone());
-                next.push(q);
-            }
+    let n = usize::try_from(grid_points(a)).map_err(|_| "the grid has too many points".to_owned())?;
+    let mut points = Vec::with_capacity(n);
+    for index in 0..n {
+        let mut table = a.params.clone();
+        let mut rest = index;
+        for (k, values) in a.grid.iter().rev() {
+            table.insert(k.clone(), values[rest % values.len()].clone());
+            rest /= values.len();
         }
-        points = next;
+        let cfg = AlgoConfig::from_table(&a.id, table).map_err(|e| e.to_string())?;
+        cfg.validate().map_err(|e| e.to_string())?;
+        points.push(cfg);
     }
-    points
-        .into_iter()
-        .map(|table| {
-            let cfg = AlgoConfig::from_table(&a.id, table).map_err(|e| e.to_string())?;
-            cfg.validate().map_err(|e| e.to_string())?;
-            Ok(cfg)
-        })
-        .collect()
+    Ok(points)
 }
 
 #[cfg(test)]

@@ -62,7 +62,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let plan = Plan::load(&args.plan)?;
     let task = args.task;
     let wanted = plan.task_cells(task)?;
-    let limits = SpecLimits::default();
+    // The plan was made under the planner's `--max-cells`; its grids are bounded all the same.
+    let limits = SpecLimits { max_cells: u64::MAX };
     let spec = plan.spec(&limits).context("the plan's spec")?;
     // Only the datasets this task reads are resolved (and fetched if missing).
     let mut needed: Vec<String> = wanted.iter().map(|c| c.dataset.clone()).collect();
