@@ -1,7 +1,8 @@
 //! Parser throughput on MQ2008 Fold1 `train.txt` (uncompressed, in memory, one core).
 //!
 //! The file is rebuilt (and verified) from the MQ2008 pieces compiled into `ltr-data`. Also one
-//! 50 MB line read through the chunked reader (line-end search cost).
+//! 50 MB line read through the chunked reader (line-end search cost), and the file read from
+//! disk with and without checking its hash.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ltr_data::ReadOptions;
@@ -32,6 +33,20 @@ fn bench_reader(c: &mut Criterion) {
             )
             .map(|l| l.bytes)
         })
+    });
+    g.finish();
+
+    // The protocol's read of a split from disk: before and after hashing what is parsed
+    // against the hash its cell keys record (read_file_as_hashed), the same two passes.
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("train.txt");
+    std::fs::write(&path, &bytes).expect("written");
+    let recorded = ltr_data::local::inspect(&path).expect("inspected").sha256;
+    let mut g = c.benchmark_group("reader_file");
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.bench_function("mq2008_fold1_train", |b| b.iter(|| ltr_data::read_file(&path, &opts).map(|l| l.bytes)));
+    g.bench_function("mq2008_fold1_train_as_hashed", |b| {
+        b.iter(|| ltr_data::reader::read_file_as_hashed(&path, &opts, &recorded).map(|l| l.bytes))
     });
     g.finish();
 

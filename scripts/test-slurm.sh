@@ -5,7 +5,8 @@
 # and cancelled there, so its other cells are missing for certain (not a race); `ltr collect`
 # must name them and the array to resubmit; the whole array is submitted again (the finished
 # tasks compute nothing), collected, reported, and the JSON and CSV must equal those of a
-# local `ltr run` + `ltr report` of the same selection byte for byte.
+# local `ltr run` + `ltr report` of the same selection byte for byte. The plan folder and the
+# result store have a space (and quotes) in their paths, as users' folders do.
 #
 # LTR_BIN: the ltr executable (default target/release/ltr). A Slurm that cannot be installed
 # or started is one line and a failure under CI=1, a skip otherwise.
@@ -44,9 +45,10 @@ spec="$root/experiments/letor3.toml"
 "$ltr" -q run "$spec" "${select[@]}" --results "$work/local" >/dev/null
 "$ltr" -q report "$spec" "${select[@]}" --results "$work/local" --out "$work/local-report" >/dev/null
 
-plan=$work/plan
+plan="$work/plan folder 'q'"
+results="$work/result store"
 "$ltr" plan "$spec" "${select[@]}" --out "$plan" --cells-per-task 3 --parallel 2 --cpus-per-task 1 \
-    --results "$work/results"
+    --results "$results"
 grep -q -- '--array=0-3%2' "$plan/slurm.sbatch" || fail "slurm.sbatch has no --array=0-3%2"
 if python3 -c 'import yaml' 2>/dev/null; then
     python3 - "$plan/k8s-job.yaml" <<'EOF' || fail "k8s-job.yaml does not read as an Indexed Job"
@@ -79,7 +81,7 @@ echo "test-slurm: task 1 of job $job cancelled after its first cell"
 wait_job "$job" 600
 
 # Its two other cells are missing, and collect says which array to resubmit.
-if "$ltr" collect --plan "$plan" --into "$work/merged" "$work/results" >"$work/collect.out" 2>"$work/collect.err"; then
+if "$ltr" collect --plan "$plan" --into "$work/merged" "$results" >"$work/collect.out" 2>"$work/collect.err"; then
     fail "collect succeeded with task 1 cancelled"
 fi
 grep -q 'missing 2 cells: 4-5' "$work/collect.err" || fail "collect: $(cat "$work/collect.err")"
@@ -94,7 +96,7 @@ grep -q '(0 computed now, 3 already in the store)' "$plan/logs/slurm-${job2}_0.o
 grep -q '(2 computed now, 1 already in the store)' "$plan/logs/slurm-${job2}_1.out" \
     || fail "task 1 did not compute exactly its two missing cells: $(cat "$plan/logs/slurm-${job2}_1.out")"
 
-"$ltr" collect --plan "$plan" --into "$work/merged" "$work/results" >/dev/null
+"$ltr" collect --plan "$plan" --into "$work/merged" "$results" >/dev/null
 "$ltr" -q report "$spec" "${select[@]}" --results "$work/merged" --out "$work/merged-report" >/dev/null
 for ext in json csv; do
     cmp "$work/local-report/letor3.$ext" "$work/merged-report/letor3.$ext" \

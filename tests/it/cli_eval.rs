@@ -71,3 +71,37 @@ fn bad_inputs_fail_with_one_clear_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("NaN") && err.contains("query 7"), "{err}");
 }
+
+/// The README's table of conventions says what each one does past a list's end, as the code
+/// computes it: NDCG@5 and P@5 of a 3-document list, in the table's words.
+#[test]
+fn the_readme_says_what_each_convention_does_past_a_lists_end() {
+    use ltr_metrics::{Convention, EvalConfig, evaluate_query};
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).unwrap();
+    for c in Convention::ALL {
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{c}`")))
+            .unwrap_or_else(|| panic!("no row for `{c}` in the README's convention table"));
+        let documented = row.split('|').nth(4).unwrap().trim();
+        let m = evaluate_query("q", &[3, 0, 2], &[3.0, 2.0, 1.0], &EvalConfig::official(c), 3).unwrap();
+        let relevant = m.n_relevant as f64;
+        let ndcg = if m.ndcg[4] == 0.0 {
+            "NDCG@k 0"
+        } else if m.ndcg[4] == m.ndcg[2] {
+            "NDCG@k = NDCG@n (n the list length)"
+        } else {
+            panic!("{c}: NDCG@5 {} of a 3-document list", m.ndcg[4])
+        };
+        let p = if m.precision[4] == 0.0 {
+            "P@k 0"
+        } else if m.precision[4] == relevant / 5.0 {
+            "P@k divides by k"
+        } else if m.precision[4] == m.precision[2] {
+            "P@k = P@n"
+        } else {
+            panic!("{c}: P@5 {} of a 3-document list", m.precision[4])
+        };
+        assert_eq!(documented, format!("{ndcg}; {p}"), "the README's `{c}` row");
+    }
+}

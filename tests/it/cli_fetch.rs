@@ -11,6 +11,8 @@ use ltr_data::Manifest;
 use ltr_data::embedded::Pieces;
 use sha2::{Digest, Sha256};
 
+use crate::common::files_under;
+
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -26,23 +28,6 @@ fn fetch(data_dir: &Path, collection: &str, dataset: &str, mirror: Option<&Path>
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
-
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// A folder mirror of OHSUMED QueryLevelNorm (every fold file, gzipped) rebuilt from the

@@ -23,6 +23,15 @@ fn with_closed_stdout(cmd: &mut Command) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// `cmd` with a closed stdout ends with status 0 and nothing about it on stderr.
+fn ends_quietly(what: &str, cmd: &mut Command) {
+    let out = with_closed_stdout(cmd);
+    assert_no_crash(what, &out);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{what}: {err}");
+    assert!(!err.contains("Broken pipe") && !err.contains("error"), "{what}: {err}");
+}
+
 /// No panic, no abort (a signal), no Rust runtime message.
 fn assert_no_crash(what: &str, out: &Output) {
     let err = stderr(out);
@@ -107,11 +116,7 @@ fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
     c.arg("report").arg(&spec).arg("--results").arg(&results).arg("--out").arg(d.join("reports"));
     cases.push(("report", c));
     for (what, mut cmd) in cases {
-        let out = with_closed_stdout(&mut cmd);
-        assert_no_crash(what, &out);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(0), "{what}: {err}");
-        assert!(!err.contains("Broken pipe") && !err.contains("error"), "{what}: {err}");
+        ends_quietly(what, &mut cmd);
     }
     // eval reads the scores predict wrote.
     let out = ltr()
@@ -125,15 +130,30 @@ fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     for format in ["text", "json", "official"] {
-        let out = with_closed_stdout(ltr().arg("eval").arg(&data).arg(&scores).args([
-            "--per-query",
-            "--format",
-            format,
-        ]));
-        assert_no_crash("eval", &out);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(0), "eval: {err}");
-        assert!(!err.contains("Broken pipe") && !err.contains("error"), "eval: {err}");
+        ends_quietly(
+            "eval",
+            ltr().arg("eval").arg(&data).arg(&scores).args(["--per-query", "--format", format]),
+        );
+    }
+    // The other commands that print, on the same files.
+    let system = |name: &str| format!("{name}={}", scores.display());
+    let mut cases: Vec<(&str, Command)> = Vec::new();
+    for format in ["text", "markdown", "json"] {
+        let mut c = ltr();
+        c.arg("compare").arg(&data).args([system("a"), system("b")]).args(["--format", format]);
+        cases.push(("compare", c));
+    }
+    let mut c = ltr();
+    c.arg("qrels").arg(&data);
+    cases.push(("qrels", c));
+    let mut c = ltr();
+    c.arg("explain").arg(&model);
+    cases.push(("explain", c));
+    let mut c = ltr();
+    c.args(["synth", "--shape", "small", "--queries", "10", "--out"]).arg(d.join("synth"));
+    cases.push(("synth", c));
+    for (what, mut cmd) in cases {
+        ends_quietly(what, &mut cmd);
     }
 }
 
@@ -212,6 +232,24 @@ fn a_failing_write_leaves_the_old_model_and_scores_byte_identical() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(std::fs::read(&scores).unwrap() == old_scores, "the old scores were changed");
     assert_eq!(names_in(d), before, "a temporary file was left behind");
+}
+
+/// `ltr synth` on a full disk fails with one line naming the file and leaves no file behind,
+/// neither a partial dataset file nor a temporary one.
+#[test]
+fn a_synth_on_a_full_disk_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("synth");
+    let out = ltr_on_a_full_disk(&[
+        "synth".as_ref(),
+        "--shape".as_ref(),
+        "small".as_ref(),
+        "--out".as_ref(),
+        out_dir.as_os_str(),
+    ]);
+    assert_clear_error("synth", &out, ".txt");
+    let left = crate::common::files_under(&out_dir);
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
 
 /// `cmd`'s output, or a failure if it has not finished within `secs` seconds (it is killed).
@@ -301,6 +339,94 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
     assert!(stderr(&out).contains("n_features"), "{}", stderr(&out));
 }
 
+/// `ltr` under a 4 GiB address-space limit (`ulimit -v`): a command that reads without bound
+/// aborts instead of taking the machine's memory.
+fn ltr_in_4gib(args: &[&std::ffi::OsStr]) -> Command {
+    let mut c = Command::new("sh");
+    c.args(["-c", "ulimit -v 4194304 && exec \"$@\"", "sh", env!("CARGO_BIN_EXE_ltr")]).args(args);
+    c.env_remove("LTR_MIRROR").env_remove("LTR_DATA_DIR").env_remove("LTR_RESULTS_DIR").env("CI", "1");
+    c
+}
+
+/// Every file a command reads whole or parses is expected to be a regular file: a device
+/// (`/dev/zero` reads forever; its reported size is 0) or a FIFO (opening it waits for a
+/// writer) given in its place is refused at once, with one line naming it, never read until
+/// memory runs out or waited on.
+#[test]
+fn special_files_given_as_inputs_are_refused_at_once_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let scores = d.join("scores.txt");
+    std::fs::write(&scores, "0.5\n".repeat(30)).unwrap(); // one per document of `data`
+    let fifo = d.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for special in [Path::new("/dev/zero"), fifo.as_path()] {
+        let s = special.as_os_str();
+        let a = |p: &Path| p.as_os_str().to_owned();
+        let x = d.join("x.json");
+        let system = {
+            let mut v = std::ffi::OsString::from("A=");
+            v.push(s);
+            v
+        };
+        let cases: Vec<(&str, Vec<std::ffi::OsString>)> = vec![
+            (
+                "predict --model",
+                vec![
+                    "predict".into(),
+                    "--model".into(),
+                    s.into(),
+                    "--data".into(),
+                    a(&data),
+                    "--scores".into(),
+                    a(&d.join("o.txt")),
+                ],
+            ),
+            (
+                "predict --data",
+                vec![
+                    "predict".into(),
+                    "--model".into(),
+                    a(&model),
+                    "--data".into(),
+                    s.into(),
+                    "--scores".into(),
+                    a(&d.join("o.txt")),
+                ],
+            ),
+            ("eval score file", vec!["eval".into(), a(&data), s.into()]),
+            ("eval feature file", vec!["eval".into(), s.into(), a(&scores)]),
+            (
+                "check --baseline",
+                vec!["check".into(), "--baseline".into(), s.into(), "--results".into(), a(&x)],
+            ),
+            ("explain", vec!["explain".into(), s.into()]),
+            ("compare", vec!["compare".into(), a(&data), system, format!("B={}", scores.display()).into()]),
+            ("qrels", vec!["qrels".into(), s.into()]),
+            (
+                "train --train",
+                vec![
+                    "train".into(),
+                    "regression".into(),
+                    "--train".into(),
+                    s.into(),
+                    "--model".into(),
+                    a(&x),
+                ],
+            ),
+        ];
+        for (what, args) in cases {
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+            let what = format!("{what} {}", special.display());
+            let out = output_within(&mut ltr_in_4gib(&args), 30);
+            assert_clear_error(&what, &out, &special.display().to_string());
+            assert!(stderr(&out).contains("not a regular file"), "{what}: {}", stderr(&out));
+        }
+    }
+}
+
 /// A model applied to data of another width is an error (a missing column would read as 0
 /// and every score would be silently wrong), unless `--allow-width-mismatch` is given for
 /// narrower data. Wider data is always refused: its extra columns would be ignored.
@@ -348,4 +474,81 @@ fn a_model_applied_to_data_of_another_width_is_an_error_unless_allowed() {
     assert_clear_error("narrower vali", &train(&narrow, false), "narrow.txt");
     assert!(train(&narrow, true).status.success());
     assert_clear_error("wider vali", &train(&wide, true), "wide.txt");
+}
+
+/// An output path that names an input (the same path, another spelling of it, or a hard
+/// link to it) is refused before anything is written, and the input stays as it was.
+#[test]
+fn an_output_that_is_one_of_the_inputs_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (data, model) = trained(d);
+    let vali = d.join("vali.txt");
+    small_letor(&vali, 4, 3);
+    let link = d.join("link.txt");
+    std::fs::hard_link(&data, &link).unwrap();
+    let respelled = d.join(".").join("train.txt");
+    let before: Vec<Vec<u8>> = [&data, &model, &vali].iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let predict = |scores: &Path| {
+        let mut c = ltr();
+        c.args(["predict", "--model"]).arg(&model).arg("--data").arg(&data).arg("--scores").arg(scores);
+        c
+    };
+    let train = |vali_arg: Option<&Path>, out: &Path| {
+        let mut c = ltr();
+        c.args(["train", "regression", "--train"]).arg(&data).arg("--model").arg(out);
+        if let Some(v) = vali_arg {
+            c.arg("--vali").arg(v);
+        }
+        c
+    };
+    let qrels = |out: &Path| {
+        let mut c = ltr();
+        c.arg("qrels").arg(&data).arg("--out").arg(out);
+        c
+    };
+    let cases: Vec<(&str, Command, &str)> = vec![
+        ("predict --scores DATA", predict(&data), "--data"),
+        ("predict --scores DATA respelled", predict(&respelled), "--data"),
+        ("predict --scores a hard link to DATA", predict(&link), "--data"),
+        ("predict --scores MODEL", predict(&model), "--model"),
+        ("train --model TRAIN", train(None, &data), "--train"),
+        ("train --model VALI", train(Some(&vali), &vali), "--vali"),
+        ("qrels --out FEATURE_FILE", qrels(&data), "FEATURE_FILE"),
+    ];
+    for (what, mut cmd, input) in cases {
+        let out = cmd.output().unwrap();
+        assert_clear_error(what, &out, input);
+        assert!(stderr(&out).contains("input"), "{what}: {}", stderr(&out));
+        let now: Vec<Vec<u8>> = [&data, &model, &vali].iter().map(|p| std::fs::read(p).unwrap()).collect();
+        assert!(now == before, "{what}: an input was changed");
+    }
+}
+
+/// `compare --permutations` past what runs in seconds is refused with one line naming the
+/// bound (ten million took minutes on 400 queries); the bound itself runs.
+#[test]
+fn compare_refuses_more_permutations_than_run_in_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.txt");
+    small_letor(&data, 5, 3);
+    let scores = |name: &str, step: usize| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, (0..30).map(|i| format!("{}\n", (i * step) % 11)).collect::<String>()).unwrap();
+        format!("{}={}", name, p.display())
+    };
+    let (a, b) = (scores("a", 7), scores("b", 3));
+    let compare = |n: &str| {
+        ltr()
+            .arg("compare")
+            .arg(&data)
+            .args([&a, &b])
+            .args(["--test", "randomization", "--permutations", n])
+            .output()
+            .unwrap()
+    };
+    assert_clear_error("compare --permutations 10000000", &compare("10000000"), "--permutations");
+    assert_clear_error("compare --permutations 100001", &compare("100001"), "100000");
+    let out = compare("100000");
+    assert!(out.status.success(), "{}", stderr(&out));
 }

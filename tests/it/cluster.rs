@@ -201,3 +201,120 @@ fn the_kubernetes_job_is_pinned_and_is_an_indexed_job_running_the_tasks() {
         pod["volumes"].as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
     assert_eq!(volumes, ["plan", "results", "data"]);
 }
+
+/// Slurm's reading of the words of one `#SBATCH` line (sbatch's `_get_argument`): words end
+/// at unquoted whitespace, single or double quotes group, a backslash takes the next
+/// character as it is, an unquoted `#` starts a comment.
+fn sbatch_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek().is_none() {
+            return words;
+        }
+        let (mut word, mut quote, mut escaped) = (String::new(), None, false);
+        while let Some(&c) = chars.peek() {
+            if quote.is_none() && c.is_whitespace() {
+                break;
+            }
+            chars.next();
+            match c {
+                _ if escaped => {
+                    word.push(c);
+                    escaped = false;
+                }
+                '\\' => escaped = true,
+                _ if Some(c) == quote => quote = None,
+                _ if quote.is_some() => word.push(c),
+                '"' | '\'' => quote = Some(c),
+                '#' => {
+                    words.push(word);
+                    return words;
+                }
+                _ => word.push(c),
+            }
+        }
+        assert!(quote.is_none(), "Slurm refuses an unmatched quote: {line}");
+        words.push(word);
+    }
+}
+
+/// A space, quotes and a `$` in every path (plan folder, result store, data cache, the `ltr`
+/// executable): the `#SBATCH` lines read, as Slurm reads them, to the plan's log paths and
+/// the script's body runs a task under bash; `parallel.sh` runs every task with GNU parallel
+/// (where it is installed; else its command line is checked); the Kubernetes Job names no
+/// host path at all. The tasks' cells then collect into a complete store.
+#[test]
+fn the_engine_files_work_with_a_space_in_every_path() {
+    let env = Env::bare();
+    let odd = |name: &str| env.path(&format!("{name} 'q' \"dq\" $HOME"));
+    let (data, plan_dir, results, bin) = (odd("da ta"), odd("pl an"), odd("res ults"), odd("b in"));
+    std::fs::create_dir_all(&bin).unwrap();
+    let program = bin.join("l tr");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_ltr"), &program).unwrap();
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    ok(&env.ltr(&["fetch", "letor3", "--datasets", "OHSUMED", "--data-dir", &s(&data)], None), "fetch");
+    let spec = spec_path();
+    let plan = [
+        "plan",
+        &spec,
+        "--datasets",
+        "OHSUMED",
+        "--algorithms",
+        "regression",
+        "--cells-per-task",
+        "3",
+        "--out",
+        &s(&plan_dir),
+        "--results",
+        &s(&results),
+        "--data-dir",
+        &s(&data),
+        "--program",
+        &s(&program),
+    ];
+    let out = ok(&env.ltr(&plan, None), "plan");
+    assert!(out.contains("5 cells in 2 tasks"), "{out}");
+    // The engines run without the caller's environment: the files say where everything is.
+    let engine = |script: &str| {
+        let mut c = std::process::Command::new("bash");
+        c.arg(plan_dir.join(script)).current_dir(env.path(""));
+        for var in ["LTR_DATA_DIR", "LTR_RESULTS_DIR", "LTR_BIN", "LTR_JOBS", "LTR_MIRROR"] {
+            c.env_remove(var);
+        }
+        c
+    };
+
+    let sbatch = std::fs::read_to_string(plan_dir.join("slurm.sbatch")).unwrap();
+    let options: Vec<String> =
+        sbatch.lines().filter_map(|l| l.strip_prefix("#SBATCH")).flat_map(sbatch_words).collect();
+    let log = format!("{}/logs/slurm-%A_%a.out", s(&plan_dir));
+    for flag in ["--output", "--error"] {
+        assert!(options.contains(&format!("{flag}={log}")), "{flag} in {options:?}");
+    }
+    ok(&engine("slurm.sbatch").env("SLURM_ARRAY_TASK_ID", "0").output().unwrap(), "slurm.sbatch task 0");
+
+    let parallel_installed =
+        std::process::Command::new("parallel").arg("--version").output().is_ok_and(|o| o.status.success());
+    if parallel_installed {
+        ok(&engine("parallel.sh").output().unwrap(), "parallel.sh");
+    } else {
+        let script = std::fs::read_to_string(plan_dir.join("parallel.sh")).unwrap();
+        assert!(
+            script.contains(" --quote "),
+            "GNU parallel must not split the command line again:\n{script}"
+        );
+        ok(&engine("slurm.sbatch").env("SLURM_ARRAY_TASK_ID", "1").output().unwrap(), "slurm.sbatch task 1");
+    }
+
+    let yaml_text = std::fs::read_to_string(plan_dir.join("k8s-job.yaml")).unwrap();
+    let job = yaml(&yaml_text);
+    assert!(!yaml_text.contains(&s(&env.path(""))), "a host path in k8s-job.yaml:\n{yaml_text}");
+    assert_eq!(job["spec"]["completions"].as_u64(), Some(2));
+
+    let merged = s(&env.path("M"));
+    let out =
+        ok(&env.ltr(&["collect", "--plan", &s(&plan_dir), "--into", &merged, &s(&results)], None), "collect");
+    assert!(out.contains("5 of 5 cells"), "{out}");
+}

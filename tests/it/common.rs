@@ -1,7 +1,7 @@
 //! Shared helpers: the project root, the committed fixtures, and the real LETOR data installed
 //! from the pieces compiled into `ltr` (no mirror, no network, no `../shared`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ltr_data::resolved::DatasetInput;
@@ -49,4 +49,84 @@ pub fn fold_file(collection: &str, dataset: &str, fold: u32, split: &str) -> Pat
         other => panic!("no split {other}"),
     };
     input.root.join(&file.rel)
+}
+
+/// The cells of one GFM table row (`| a | b \| c |`): split at every `|` not escaped by a
+/// backslash (a backslash escapes the character after it), trimmed, outer pipes dropped.
+pub fn markdown_cells(row: &str) -> Vec<String> {
+    let inner = row.trim().strip_prefix('|').unwrap_or(row.trim());
+    let (mut cells, mut cell, mut chars) = (Vec::new(), String::new(), inner.chars());
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                cell.push(c);
+                cell.extend(chars.next());
+            }
+            '|' => cells.push(std::mem::take(&mut cell).trim().to_owned()),
+            _ => cell.push(c),
+        }
+    }
+    if !cell.trim().is_empty() {
+        cells.push(cell.trim().to_owned());
+    }
+    cells
+}
+
+/// The text a markdown cell shows: `<br>` as a line break, backslash escapes of ASCII
+/// punctuation resolved.
+pub fn markdown_text(cell: &str) -> String {
+    let cell = cell.replace("<br>", "\n");
+    let (mut out, mut chars) = (String::new(), cell.chars().peekable());
+    while let Some(c) = chars.next() {
+        match chars.peek() {
+            Some(&n) if c == '\\' && n.is_ascii_punctuation() => {
+                out.push(n);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every markdown table of `text` (runs of lines starting with `|`), each row split into its
+/// cells; panics when a row has another number of cells than its table's header.
+pub fn markdown_tables(text: &str) -> Vec<Vec<Vec<String>>> {
+    let mut tables: Vec<Vec<Vec<String>>> = Vec::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        if !line.starts_with('|') {
+            in_table = false;
+            continue;
+        }
+        let cells = markdown_cells(line);
+        if !in_table {
+            tables.push(Vec::new());
+            in_table = true;
+        }
+        let table = tables.last_mut().unwrap();
+        if let Some(header) = table.first() {
+            assert_eq!(cells.len(), header.len(), "a row with other columns than its header: {line}\n{text}");
+        }
+        table.push(cells);
+    }
+    tables
+}
+
+/// Every file under `dir` (recursively), as `/`-separated paths relative to it, sorted.
+pub fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
 }

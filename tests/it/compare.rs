@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::fold_file;
+use crate::common::{fold_file, markdown_tables, markdown_text};
 
 fn ltr() -> Command {
     Command::new(env!("CARGO_BIN_EXE_ltr"))
@@ -66,6 +66,34 @@ fn a_shuffled_copy_is_significantly_worse_and_identical_files_are_not() {
     }
     for s in v["systems"].as_array().unwrap() {
         assert!(s["better_than"].as_object().unwrap().is_empty(), "nothing marked: {s}");
+    }
+}
+
+/// A system name can be anything an argument can hold: the markdown tables keep their
+/// columns (`|` and `\\` escaped, a line break as `<br>`) and show the name as given.
+#[test]
+fn markdown_tables_keep_their_columns_whatever_the_system_names() {
+    let feature = fold_file("letor3", "OHSUMED", 1, "test");
+    let dir = tempfile::tempdir().unwrap();
+    let (good, shuffled) = score_files(&feature, dir.path());
+    let names = ["reg,1 |\"z\"", "a\\|b *c* `d`\ne"];
+    let out = ltr()
+        .arg("compare")
+        .arg(&feature)
+        .arg(format!("{}={}", names[0], good.display()))
+        .arg(format!("{}={}", names[1], shuffled.display()))
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let tables = markdown_tables(&text);
+    assert_eq!(tables.len(), 2, "{text}");
+    let systems: Vec<String> = tables[0][2..].iter().map(|r| markdown_text(&r[0])).collect();
+    assert_eq!(systems, [format!("a {}", names[0]), format!("b {}", names[1])], "{text}");
+    assert!(tables[1].len() > 2, "{text}");
+    for row in &tables[1][2..] {
+        assert_eq!(markdown_text(&row[0]), names[1], "{text}");
     }
 }
 

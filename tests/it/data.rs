@@ -129,3 +129,63 @@ fn folds_built_from_the_parsed_subsets_equal_the_fold_files() {
         assert!(Subsets::read(&spec, &some).unwrap().is_none());
     }
 }
+
+/// A data file edited after its dataset was resolved (its hash is then in every cell key of
+/// its folds) is refused when a run reads it, naming the file and both hashes: no cell is
+/// computed from content other than what its key records, and nothing is stored under the
+/// original key. The folds that do not read the file run as usual.
+#[test]
+fn a_file_edited_after_resolution_fails_its_cells_and_nothing_is_stored_under_its_key() {
+    use ltr_harness::ExperimentSpec;
+    use ltr_harness::protocol::{self, Subsets};
+    use ltr_harness::runner::{DatasetStatus, NoProgress, RunOptions, run};
+    use ltr_harness::store::{CellCheck, ResultStore};
+    use sha2::{Digest, Sha256};
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = ltr_fetch::embedded::install(&dir.path().join("cache"), "letor3", "OHSUMED").unwrap();
+    let spec = ExperimentSpec::parse(
+        "name = \"edited\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nfolds = [1, 2]\nseed = 5\n\n\
+         [[algorithms]]\nid = \"regression\"\n",
+        std::path::Path::new("edited.toml"),
+    )
+    .unwrap();
+
+    // Resolved above; now one grade of fold 1's test file changes (same size).
+    let rel = input.folds[0].test.rel.clone();
+    let path = input.root.join(&rel);
+    let original = std::fs::read(&path).unwrap();
+    let mut edited = original.clone();
+    edited[0] = if edited[0] == b'0' { b'2' } else { b'0' };
+    std::fs::write(&path, &edited).unwrap();
+    let expected = input.folds[0].test.sha256.clone();
+    let actual = ltr_data::reader::hex(&Sha256::digest(&edited));
+
+    let Err(e) = protocol::read_fold(&spec, &input, 1) else { panic!("the edited file was read") };
+    let e = e.to_string();
+    for part in [rel.as_str(), expected.as_str(), actual.as_str()] {
+        assert!(e.contains(part), "{part:?} not in: {e}");
+    }
+    // The same file is a subset of the rotation: parsing the subsets once refuses it too.
+    assert!(Subsets::read(&spec, &input).is_err(), "the subsets were parsed from the edited file");
+
+    let store = ResultStore::open(&dir.path().join("results"), "edited").unwrap();
+    let data = [DatasetStatus::Available(input.clone())];
+    let record = run(&spec, &data, &store, &RunOptions::new("test".into()), &NoProgress).unwrap();
+    assert_eq!(record.cells.len(), 2);
+    assert_eq!(record.failed.len(), 1, "{:?}", record.failed);
+    assert_eq!(record.failed[0].fold, 1);
+    assert!(record.failed[0].error.contains(&actual), "{}", record.failed[0].error);
+    for (key, name) in record.cells.iter().zip(&record.cell_names) {
+        match (name.contains("fold 1"), store.check(key)) {
+            (true, CellCheck::Missing) | (false, CellCheck::Sound(_)) => {}
+            (edited, _) => panic!("{name}: {}", if edited { "stored" } else { "not stored" }),
+        }
+    }
+
+    // Restored, the file is what the keys record: the failed cell is computed now.
+    std::fs::write(&path, &original).unwrap();
+    let again = run(&spec, &data, &store, &RunOptions::new("test".into()), &NoProgress).unwrap();
+    assert!(again.failed.is_empty(), "{:?}", again.failed);
+    assert_eq!(again.computed, 1);
+}

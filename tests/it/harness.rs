@@ -232,6 +232,44 @@ fn a_rerun_takes_every_cell_from_the_store_and_succeeds() {
     assert!(one.contains("2 cells (0 computed now, 2 from the store)"), "{one}");
 }
 
+/// A label can be anything the CSV carries (a comma, quotes, `|`, a backslash, markdown
+/// emphasis, a line break): every markdown table of the report keeps its columns, and each
+/// row shows the label as written.
+#[test]
+fn markdown_tables_keep_their_columns_whatever_the_labels() {
+    let env = Env::new();
+    let label = "reg,1 |\"z\" *x* a\\|b\nc";
+    let body = r#"
+name = "labels"
+collection = "letor3"
+datasets = ["OHSUMED"]
+folds = [1, 2]
+seed = 1
+
+[[algorithms]]
+id = "regression"
+label = "plain"
+
+[[algorithms]]
+id = "regression"
+label = LABEL
+grid = { lambda = [0.1, 10.0] }
+"#;
+    let spec = env.spec("labels", &body.replace("LABEL", &serde_json::to_string(label).unwrap()));
+    let spec = spec.to_str().unwrap();
+    ok(&env.ltr(&["run", spec, "--results", "r"], Some(2)), "run");
+    ok(&env.ltr(&["report", spec, "--results", "r", "--out", "o"], Some(2)), "report");
+    let md = std::fs::read_to_string(env.path("o/labels.md")).unwrap();
+    let tables = crate::common::markdown_tables(&md);
+    let shown: Vec<String> =
+        tables.iter().flatten().flatten().map(|c| crate::common::markdown_text(c)).collect();
+    // Results, selected hyperparameters, per-fold metrics (two folds), against the baseline.
+    let rows = shown.iter().filter(|c| *c == label).count();
+    assert!(rows >= 5, "the label is shown as written in {rows} cells:\n{md}");
+    let csv = std::fs::read_to_string(env.path("o/labels.csv")).unwrap();
+    assert!(csv.contains(&format!("\"{}\"", label.replace('"', "\"\""))), "{csv}");
+}
+
 #[test]
 fn a_run_where_no_cell_can_run_fails_with_one_line_saying_why() {
     let env = Env::bare();

@@ -101,3 +101,63 @@ fn on_the_small_shape_lambdamart_beats_ridge_regression_clearly() {
     let (trees, linear) = (ndcg("lambdamart"), ndcg("regression"));
     assert!(trees > linear + 0.05, "LambdaMART {trees:.4} vs ridge {linear:.4}");
 }
+
+/// Every file under `dir`, as relative paths with their bytes, sorted.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    crate::common::files_under(dir)
+        .into_iter()
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel, bytes)
+        })
+        .collect()
+}
+
+/// Concurrent runs into one folder: each run is whole, the folder ends as exactly one of
+/// them (no file of one seed beside a file of the other, none a mix), every run succeeds,
+/// and no temporary file is left; a run killed midway leaves nothing the next run keeps.
+#[test]
+fn concurrent_synth_runs_into_one_folder_leave_one_complete_run_and_no_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |seed: &str, out: &str| -> Vec<String> {
+        ["synth", "--shape", "small", "--queries", "3000", "--folds", "1", "--seed", seed, "--out", out]
+            .map(String::from)
+            .to_vec()
+    };
+    let spawn = |seed: &str, out: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ltr"))
+            .args(args(seed, out))
+            .current_dir(dir.path())
+            .env("CI", "1")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for seed in ["1", "2"] {
+        ltr(dir.path(), &args(seed, &format!("ref{seed}")).iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    let (ref1, ref2) = (tree(&dir.path().join("ref1")), tree(&dir.path().join("ref2")));
+    assert_ne!(ref1, ref2);
+
+    // A run killed while writing, then concurrent runs over what it left.
+    let mut killed = spawn("1", "shared");
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    for round in 0..3 {
+        let children: Vec<_> = ["1", "2", "1", "2"].iter().map(|s| spawn(s, "shared")).collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success(), "round {round}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        let got = tree(&dir.path().join("shared"));
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        let expected: Vec<&str> = ref1.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, expected, "round {round}: other files than one run's");
+        assert!(
+            got == ref1 || got == ref2,
+            "round {round}: the folder is neither the seed-1 run nor the seed-2 run"
+        );
+    }
+}

@@ -182,3 +182,43 @@ fn the_committed_run_evaluates_to_the_values_of_ranx() {
     );
     assert!((ours.summary.map - map).abs() < 1e-9, "map {} vs ranx {map}", ours.summary.map);
 }
+
+/// Query and document ids holding a control or whitespace character (vertical tab, form
+/// feed, NUL, ...) would split into extra fields in a TREC file: the reader refuses them with
+/// the file and line, and both writers refuse them in data built otherwise.
+#[test]
+fn ids_with_control_characters_are_refused_at_read_and_by_both_trec_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("ids.txt");
+    for (line, bad) in
+        [("1 qid:7\u{b}8 1:0.5 #docid = b", "query id"), ("1 qid:7 1:0.5 #docid = b\u{c}c", "document id")]
+    {
+        std::fs::write(&f, format!("2 qid:7 1:1 #docid = a\n{line}\n")).unwrap();
+        let out = ltr().arg("qrels").arg(&f).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{bad}: qrels written: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(err.contains("ids.txt:2:") && err.contains(bad), "{bad}: {err}");
+    }
+
+    let data = |qid: &str, doc: &str| {
+        ltr_core::Dataset::from_parts(
+            1,
+            vec![1.0, 0.5],
+            vec![2, 1],
+            vec![0, 2],
+            vec![qid.to_owned()],
+            Some(vec!["a".to_owned(), doc.to_owned()]),
+        )
+        .unwrap()
+    };
+    for (d, bad) in [
+        (data("7\u{b}8", "b"), "query id"),
+        (data("7", "b\0c"), "document id"),
+        (data("7", "b\u{c}c"), "document id"),
+    ] {
+        let e = run_file(&d, &[1.0, 0.5], "r", "built").unwrap_err().to_string();
+        assert!(e.contains("built") && e.contains(bad), "run: {e}");
+        let e = qrels_file(&d, "built").unwrap_err().to_string();
+        assert!(e.contains("built") && e.contains(bad), "qrels: {e}");
+    }
+}

@@ -119,6 +119,38 @@ fn folds_that_disagree_on_the_feature_count_fail_with_one_line_naming_both_files
     assert!(line.contains("Fold2/trainingset.txt") && line.contains("Fold1/trainingset.txt"), "{line}");
 }
 
+/// A test split that shares query ids with its training split measures queries the model
+/// was trained on: the run warns, naming the first few ids and counting the rest.
+#[test]
+fn a_test_split_sharing_query_ids_with_training_is_warned_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let split = |qids: &[u32]| -> String {
+        let mut text = String::new();
+        for &q in qids {
+            for d in 0..6u32 {
+                let grade = (q + d) % 3;
+                let (a, b) = (f64::from((q * 7 + d * 3) % 11) / 10.0, f64::from(grade) * 0.3);
+                text += &format!("{grade} qid:{q} 1:{a:.2} 2:{b:.2} 3:{:.2}\n", a * b);
+            }
+        }
+        text
+    };
+    let root = dir.path().join("mine");
+    std::fs::create_dir_all(&root).unwrap();
+    let train: Vec<u32> = (1..=12).collect();
+    let vali: Vec<u32> = (101..=108).collect();
+    let test: Vec<u32> = [9, 2, 4, 1, 3, 5, 7].into_iter().chain(201..=205).collect();
+    for (name, qids) in [("train", &train), ("vali", &vali), ("test", &test)] {
+        std::fs::write(root.join(format!("{name}.txt")), split(qids)).unwrap();
+    }
+    let all =
+        ok(&ltr(dir.path(), &["run", "--data", "mine", "--algorithms", "regression", "--results", "res"]));
+    let line = all.lines().find(|l| l.contains("query ids")).unwrap_or_else(|| panic!("no warning: {all}"));
+    assert!(line.contains("WARN") && line.contains("fold 1"), "{line}");
+    assert!(line.contains("7 query ids") && line.contains("training split"), "{line}");
+    assert!(line.contains("9, 2, 4, 1, 3 and 2 more"), "{line}");
+}
+
 #[test]
 fn one_file_is_split_into_five_query_disjoint_folds_the_same_for_the_same_seed() {
     let dir = tempfile::tempdir().unwrap();

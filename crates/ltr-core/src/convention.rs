@@ -17,7 +17,8 @@ pub enum Convention {
     Letor4,
     /// The LETOR 4.0 script adapted to MSLR-WEB (grades 0-4, relevant from 2).
     Mslr,
-    /// Textbook definitions: 1/log2(r+1) discount, k cut at the list length.
+    /// Textbook definitions: 1/log2(r+1) discount; past a list's end NDCG@k is NDCG of the
+    /// whole list and P@k divides by k (as trec_eval).
     Standard,
 }
 

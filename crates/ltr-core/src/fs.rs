@@ -1,7 +1,12 @@
 //! The one atomic file write of the workspace: every output that must never be seen half
-//! written (result store records, reports, models, score files) goes through [`write_atomic`].
+//! written (result store records, reports, models, score files) goes through [`write_atomic`],
+//! or through its streaming form [`AtomicFile`] when the output is too large to hold in memory
+//! (generated datasets).
+//! And the one way a file given by a user is opened ([`open_regular`]) or read whole
+//! ([`read_bounded`]): a regular file, at most a stated number of bytes.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -17,27 +22,195 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// # Errors
 /// The I/O error of the step that failed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// A file written piece by piece that readers see whole or not at all: the streaming form of
+/// [`write_atomic`], with the same temporary name in the same folder, `fsync`, rename and
+/// folder `fsync`. Nothing reaches `path` before [`AtomicFile::commit`]; dropped without a
+/// commit (an error on the way), the temporary file is removed and `path` is untouched. A
+/// process killed while writing leaves its temporary file to [`remove_stale_temp_files`].
+///
+/// Unbuffered: wrap it in a [`std::io::BufWriter`] for many small writes.
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    /// `None` once committed.
+    file: Option<std::fs::File>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (its folder is created if needed).
+    ///
+    /// # Errors
+    /// The folder or the temporary file cannot be created.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let dir = folder_of(path);
+        std::fs::create_dir_all(dir)?;
+        let tmp = temp_path(dir, path);
+        let file = std::fs::File::create(&tmp)?;
+        Ok(Self { path: path.to_owned(), tmp, file: Some(file) })
+    }
+
+    /// The path the file is written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Syncs the bytes written so far to the disk (as [`AtomicFile::commit`] does first): to
+    /// learn of a full disk before committing any of several files.
+    ///
+    /// # Errors
+    /// The I/O error of the sync.
+    pub fn sync_all(&mut self) -> std::io::Result<()> {
+        self.file()?.sync_all()
+    }
+
+    /// Syncs the written bytes and renames the temporary file over the path.
+    ///
+    /// # Errors
+    /// The I/O error of the step that failed; the temporary file is then removed and the path
+    /// untouched.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let Some(file) = self.file.take() else { return Ok(()) };
+        let done = file.sync_all().and_then(|()| {
+            drop(file);
+            std::fs::rename(&self.tmp, &self.path)
+        });
+        if let Err(e) = done {
+            let _ = std::fs::remove_file(&self.tmp);
+            return Err(e);
+        }
+        // Best effort: not every platform or file system can open and sync a folder.
+        if let Ok(d) = std::fs::File::open(folder_of(&self.path)) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    fn file(&mut self) -> std::io::Result<&mut std::fs::File> {
+        self.file.as_mut().ok_or_else(|| std::io::Error::other("written after its commit"))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file()?.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file()?.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file()?.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The folder `path` is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
+    }
+}
+
+/// Opens a file that must be a regular file. Anything else is refused before it is opened
+/// (a FIFO's open waits for a writer; a device such as `/dev/zero` reads forever and reports
+/// a size of 0), and again if what was opened is not a regular file (it was replaced
+/// meanwhile). Symbolic links are followed.
+///
+/// # Errors
+/// The I/O error, or [`std::io::ErrorKind::InvalidInput`] saying what the path is instead
+/// (`not a regular file (a FIFO)`).
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    check_regular(&std::fs::metadata(path)?)?;
+    let file = File::open(path)?;
+    check_regular(&file.metadata()?)?;
+    Ok(file)
+}
+
+/// Reads a whole regular file ([`open_regular`]) of at most `max` bytes. The bound holds for
+/// what is read, not for the size the file system reports: at most `max + 1` bytes are read,
+/// and a file longer than `max` is refused.
+///
+/// # Errors
+/// The I/O error; [`std::io::ErrorKind::InvalidInput`] for a file that is not regular;
+/// [`std::io::ErrorKind::FileTooLarge`] for one longer than `max` bytes.
+pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("larger than {max} bytes, the most read from a file of this kind"),
+        )
     };
-    std::fs::create_dir_all(dir)?;
-    let tmp = temp_path(dir, path);
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
+    let reported = file.metadata()?.len();
+    if reported > max {
+        return Err(too_large());
     }
-    // Best effort: not every platform or file system can open and sync a folder.
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
+    let mut bytes = Vec::with_capacity(usize::try_from(reported).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
     }
-    Ok(())
+    Ok(bytes)
+}
+
+/// [`read_bounded`] for text: the file must be UTF-8.
+///
+/// # Errors
+/// Those of [`read_bounded`], and [`std::io::ErrorKind::InvalidData`] for text that is not
+/// UTF-8.
+pub fn read_bounded_to_string(path: &Path, max: u64) -> std::io::Result<String> {
+    String::from_utf8(read_bounded(path, max)?).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// Refuses metadata of anything but a regular file, saying what it is.
+fn check_regular(meta: &std::fs::Metadata) -> std::io::Result<()> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    let ft = meta.file_type();
+    let what = if ft.is_dir() { "a folder" } else { special_kind(&ft) };
+    Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("not a regular file ({what})")))
+}
+
+#[cfg(unix)]
+fn special_kind(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 /// Whether `name` is a temporary file of [`write_atomic`] (`.<file>.<pid>.<thread>.<n>.tmp`),
@@ -121,6 +294,50 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["sub"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_streamed_file_appears_whole_on_commit_and_not_at_all_when_dropped() {
+        let dir = std::env::temp_dir().join(format!("ltr-core-stream-{}", std::process::id()));
+        let path = dir.join("big.txt");
+        write_atomic(&path, b"old").unwrap();
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.write_all(b"new ").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"old", "nothing reaches the path before the commit");
+        drop(f);
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.write_all(b"new ").unwrap();
+        f.write_all(b"contents").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "a temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bounded_reads_take_regular_files_up_to_the_bound_only() {
+        let dir = std::env::temp_dir().join(format!("ltr-core-bounded-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.txt");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_bounded(&path, 10).unwrap(), b"0123456789");
+        assert_eq!(read_bounded_to_string(&path, 100).unwrap(), "0123456789");
+        let e = read_bounded(&path, 9).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("larger than 9 bytes"), "{e}");
+        let e = read_bounded(&dir, 100).unwrap_err();
+        assert_eq!(e.to_string(), "not a regular file (a folder)");
+        std::fs::write(&path, b"\xff\xfe").unwrap();
+        let e = read_bounded_to_string(&path, 100).unwrap_err();
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+        if Path::new("/dev/zero").exists() {
+            // Its reported size is 0; reading it would never end.
+            let e = read_bounded(Path::new("/dev/zero"), 100).unwrap_err();
+            assert_eq!(e.to_string(), "not a regular file (a character device)");
+            assert!(open_regular(Path::new("/dev/zero")).is_err());
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -54,6 +54,16 @@ pub enum ParseErrorKind {
     /// A qid or docid that is not UTF-8.
     #[error("not valid UTF-8")]
     Utf8,
+    /// A query or document id holding a control or whitespace character (vertical tab, form
+    /// feed, NUL, no-break space, ...), which whitespace-separated formats such as TREC run
+    /// and qrels files would read as a field break.
+    #[error("{what} holds {ch:?} (U+{:04X}), a control or whitespace character: TREC files and other tools would split the id there", u32::from(*ch))]
+    IdCharacter {
+        /// `query id` or `document id`.
+        what: &'static str,
+        /// The character.
+        ch: char,
+    },
     /// A carriage return inside a line: the file's lines end with CR alone (classic Mac
     /// OS), which is not accepted.
     #[error(
@@ -273,6 +283,22 @@ pub enum DataError {
         /// Hash from the manifest (or the local record).
         expected: String,
         /// Hash of what was received.
+        actual: String,
+    },
+    /// A file whose content, hashed as it was read, is not the content its sha256 was
+    /// recorded from (it changed after its dataset was resolved): nothing read from it is
+    /// used.
+    #[error(
+        "{file}: changed after its dataset was resolved: sha256 {actual} as read, {expected} as \
+         recorded; nothing was computed from it (restore the file, or run again to use the new \
+         content)"
+    )]
+    NotAsHashed {
+        /// The file.
+        file: String,
+        /// The hash recorded when the dataset was resolved.
+        expected: String,
+        /// The hash of the bytes read.
         actual: String,
     },
     /// Embedded data that is missing from this build or cannot be used.

@@ -1,6 +1,7 @@
 //! Folds: the LETOR rotation that builds them from subsets, and loading the splits of a fold
 //! from a collection root (the data cache or a mirror).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use ltr_core::Dataset;
@@ -78,6 +79,14 @@ pub fn rotation_subsets(folds: &[FoldFiles], n: u32) -> Option<Vec<&DataFile>> {
         .iter()
         .all(|f| rotation(f.fold, n).is_some_and(|r| subsets[r.vali].sha256 == f.vali.sha256))
         .then_some(subsets)
+}
+
+/// The query ids of `test` that `other` has too, in `test`'s order. A test split sharing
+/// queries with the split a model was trained or selected on measures queries it has seen
+/// (LETOR's folds are query-disjoint; a user's own may not be).
+pub fn shared_query_ids<'a>(test: &'a Dataset, other: &Dataset) -> Vec<&'a str> {
+    let seen: HashSet<&str> = other.query_ids().iter().map(String::as_str).collect();
+    test.query_ids().iter().map(String::as_str).filter(|q| seen.contains(q)).collect()
 }
 
 /// A file under a collection root: `<root>/<rel>` if present, else `<root>/<rel>.gz`.
@@ -166,6 +175,25 @@ mod tests {
         assert!(rotation_subsets(&twice, 5).is_none());
         assert!(rotation_subsets(&[], 0).is_none());
         assert!(rotation_subsets(&folds[..3], 3).is_none());
+    }
+
+    #[test]
+    fn shared_query_ids_are_listed_in_test_order() {
+        let split = |qids: &[&str]| {
+            let n = qids.len();
+            Dataset::from_parts(
+                1,
+                vec![0.0; n],
+                vec![0; n],
+                (0..=n).collect(),
+                qids.iter().map(|q| (*q).to_owned()).collect(),
+                None,
+            )
+            .unwrap()
+        };
+        let test = split(&["9", "2", "40", "1"]);
+        assert_eq!(shared_query_ids(&test, &split(&["1", "2", "3", "9"])), ["9", "2", "1"]);
+        assert!(shared_query_ids(&test, &split(&["5"])).is_empty());
     }
 
     #[test]

@@ -13,12 +13,12 @@
 //! parsed for real.
 
 use std::collections::BTreeSet;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 use ltr_core::Grade;
+use ltr_core::fs::open_regular;
 use sha2::{Digest, Sha256};
 
 use crate::error::{DataError, ParseErrorKind};
@@ -103,6 +103,15 @@ pub fn detect(path: &Path) -> Result<Layout, DataError> {
     if numbered.len() > MAX_FOLDS as usize {
         return Err(unavailable(format!("more than {MAX_FOLDS} fold folders")));
     }
+    // `Fold1` and `Fold01` (or `fold1`) are one fold number twice, not a gap after it.
+    if let Some(pair) = numbered.windows(2).find(|p| p[0].0 == p[1].0) {
+        return Err(unavailable(format!(
+            "{} and {} are both fold {}: keep one of them",
+            pair[0].1.display(),
+            pair[1].1.display(),
+            pair[0].0
+        )));
+    }
     let mut folds = Vec::new();
     let mut used: Option<String> = None;
     for (i, (k, dir)) in numbered.into_iter().enumerate() {
@@ -180,13 +189,14 @@ pub struct FileSummary {
     pub labels: Vec<Grade>,
 }
 
-/// Opens a file, decompressing it when it is gzip (by its magic bytes, not its name).
+/// Opens a regular file ([`ltr_core::fs::open_regular`]), decompressing it when it is gzip
+/// (by its magic bytes, not its name).
 pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
     let io = |source| DataError::Io { path: path.to_owned(), source };
-    let mut f = File::open(path).map_err(io)?;
+    let mut f = open_regular(path).map_err(io)?;
     let mut magic = [0u8; 2];
     let n = f.read(&mut magic).map_err(io)?;
-    let f = File::open(path).map_err(io)?;
+    let f = open_regular(path).map_err(io)?;
     Ok(if n == 2 && magic == [0x1f, 0x8b] {
         Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(f)))
     } else {
@@ -356,6 +366,24 @@ mod tests {
         assert!(e.contains("Fold3") && e.contains("train/vali/test") || e.contains("uses"), "{e}");
         let empty = tempfile::tempdir().unwrap();
         assert!(detect(empty.path()).unwrap_err().to_string().contains("no Fold1..FoldN"));
+    }
+
+    #[test]
+    fn two_folders_of_one_fold_number_are_a_duplicate_not_a_gap() {
+        for (names, a, b) in [
+            (["Fold1", "Fold01", "Fold2"], "Fold01", "Fold1"),
+            (["Fold1", "Fold2", "fold2"], "Fold2", "fold2"),
+        ] {
+            let d = tempfile::tempdir().unwrap();
+            for n in names {
+                for s in SPLIT_NAMES[0] {
+                    write(d.path(), &format!("{n}/{s}.txt"), "0 qid:1 1:1\n");
+                }
+            }
+            let e = detect(d.path()).unwrap_err().to_string();
+            assert!(e.contains("fold 2") || e.contains("fold 1"), "{e}");
+            assert!(e.contains(a) && e.contains(b) && !e.contains("gaps"), "{e}");
+        }
     }
 
     #[test]

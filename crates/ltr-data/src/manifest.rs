@@ -40,6 +40,11 @@ pub struct Manifest {
     pub citation: String,
     /// The metric convention its numbers are reported with.
     pub convention: Convention,
+    /// The most bytes one download of this collection may bring when the manifest gives no
+    /// size for it (an archive of unpublished size, a mirror file with no `size`): past it
+    /// the download is cut and refused. `None`: the fetcher's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_download_bytes: Option<u64>,
     /// Downloadable archives.
     #[serde(default)]
     pub archives: Vec<Archive>,
@@ -80,6 +85,10 @@ pub struct Archive {
     /// loader): shown with every mismatch, so a refusal says whose hash it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256_source: Option<String>,
+    /// Size of the archive in bytes, when known (published with `sha256`): a download is
+    /// cut and refused past it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
     /// The page where the archive is obtained after accepting its license, for archives that
     /// cannot simply be downloaded: when the archive is neither in the download folder nor
     /// downloadable, the error says to get it there and where to put it.
@@ -189,6 +198,11 @@ pub struct Variant {
     /// sha256 of the uncompressed files, keyed by path relative to `path`.
     #[serde(default)]
     pub sha256: BTreeMap<String, String>,
+    /// Sizes in bytes of the uncompressed files, keyed like `sha256`: a download from a
+    /// mirror is cut and refused past its file's size (a `.gz` past it plus room for the
+    /// compression), so a mirror serving an endless body cannot fill the disk.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub size: BTreeMap<String, u64>,
     /// A validation split carved out of another file of the variant, for releases that
     /// have none (Istella LETOR's full set has train and test only): the variant's `train`
     /// and `vali` files are then made locally from `holdout.from`, not fetched.
@@ -277,6 +291,12 @@ impl Manifest {
             if let Some(h) = &a.sha256 {
                 check_hash(h).map_err(|e| format!("archive `{}`: {e}", a.name))?;
             }
+            if a.size == Some(0) {
+                return Err(format!("archive `{}`: `size` must be positive", a.name));
+            }
+        }
+        if self.max_download_bytes == Some(0) {
+            return Err("`max_download_bytes` must be positive".into());
         }
         let mut ds_names = BTreeSet::new();
         for d in &self.datasets {
@@ -315,6 +335,17 @@ impl Manifest {
                             "{}/{}: hash for `{f}`, which is not one of the variant's files",
                             d.name, v.name
                         ));
+                    }
+                }
+                for (f, &n) in &v.size {
+                    if !files.contains(f) {
+                        return Err(format!(
+                            "{}/{}: size for `{f}`, which is not one of the variant's files",
+                            d.name, v.name
+                        ));
+                    }
+                    if n == 0 {
+                        return Err(format!("{}/{}: {f}: `size` must be positive", d.name, v.name));
                     }
                 }
                 v.check_pieces(&files).map_err(|e| format!("{}/{}: pieces: {e}", d.name, v.name))?;
@@ -434,6 +465,11 @@ impl Variant {
         self.sha256.get(file).map(String::as_str)
     }
 
+    /// The manifest's size in bytes of a variant file, if known.
+    pub fn size_of(&self, file: &str) -> Option<u64> {
+        self.size.get(file).copied()
+    }
+
     /// Where the manifest knows the hashes, every fold's validation file is the test file of
     /// the fold its rotation names.
     fn check_rotation(&self) -> Result<(), String> {
@@ -543,6 +579,43 @@ mod tests {
         let huge = text.replacen("folds = 5", "folds = 4000000000", 1);
         let e = Manifest::parse(&huge, Path::new("z.toml")).unwrap_err().to_string();
         assert!(e.contains("folds must be 1..=100"), "{e}");
+    }
+
+    #[test]
+    fn every_hashed_builtin_file_and_archive_has_a_size() {
+        for (name, _) in BUILTIN {
+            let m = Manifest::builtin(name).unwrap();
+            for a in &m.archives {
+                assert_eq!(a.sha256.is_some(), a.size.is_some(), "{name}: {}", a.name);
+            }
+            for v in m.datasets.iter().flat_map(|d| &d.variants) {
+                let hashed: Vec<&String> = v.sha256.keys().collect();
+                let sized: Vec<&String> = v.size.keys().collect();
+                assert_eq!(hashed, sized, "{name}: {}", v.path);
+            }
+            assert!(m.max_download_bytes.is_some(), "{name}: no cap for downloads of unknown size");
+        }
+        let m = Manifest::builtin("letor4").unwrap();
+        assert_eq!(m.dataset("MQ2008").unwrap().default_variant().size_of("S2.txt"), Some(2_237_346));
+    }
+
+    #[test]
+    fn sizes_must_be_of_variant_files_and_positive() {
+        let reparse = |m: &Manifest| Manifest::parse(&toml::to_string(m).unwrap(), Path::new("s.toml"));
+        let good = Manifest::builtin("letor4").unwrap();
+        let mut m = good.clone();
+        m.datasets[1].variants[0].size.insert("Fold9/test.txt".into(), 10);
+        let e = reparse(&m).unwrap_err().to_string();
+        assert!(e.contains("size for `Fold9/test.txt`, which is not one of the variant's files"), "{e}");
+        let mut m = good.clone();
+        m.datasets[1].variants[0].size.insert("S1.txt".into(), 0);
+        assert!(reparse(&m).unwrap_err().to_string().contains("S1.txt: `size` must be positive"));
+        let mut m = good.clone();
+        m.archives[0].size = Some(0);
+        assert!(reparse(&m).unwrap_err().to_string().contains("`size` must be positive"));
+        let mut m = good;
+        m.max_download_bytes = Some(0);
+        assert!(reparse(&m).unwrap_err().to_string().contains("`max_download_bytes` must be positive"));
     }
 
     #[test]

@@ -25,11 +25,11 @@
 //! long they are, up to [`MAX_LINE_BYTES`].
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
+use ltr_core::fs::open_regular;
 use ltr_core::{Dataset, Grade};
 use sha2::{Digest, Sha256};
 
@@ -87,6 +87,14 @@ pub(crate) fn line_content(raw: &[u8], first: bool) -> &[u8] {
     if first { line.strip_prefix(BOM).unwrap_or(line) } else { line }
 }
 
+/// The first character of an id that whitespace-separated formats cannot carry: a control
+/// character (C0, DEL, C1: NUL, vertical tab, form feed, ...) or Unicode whitespace (which
+/// Python's `split()` breaks on, as trec_eval does on the ASCII ones). Ids come from tokens
+/// already split on space and tab, so these are the only characters left that could split them.
+pub fn id_flaw(id: &str) -> Option<char> {
+    id.chars().find(|c| c.is_control() || c.is_whitespace())
+}
+
 /// A parsed file.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -99,19 +107,37 @@ pub struct Loaded {
 }
 
 /// Reads a LETOR file (plain or gzip) from disk: two passes over the file (decompressing
-/// twice if it is gzip).
+/// twice if it is gzip). It must be a regular file ([`ltr_core::fs::open_regular`]): a FIFO
+/// or a device cannot be read twice, and `/dev/zero` would be read for ever.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Loaded, DataError> {
     let io = |source| DataError::Io { path: path.to_owned(), source };
     let name = path.display().to_string();
     let mut magic = [0u8; 2];
-    let n = read_up_to(&mut File::open(path).map_err(io)?, &mut magic).map_err(io)?;
+    let n = read_up_to(&mut open_regular(path).map_err(io)?, &mut magic).map_err(io)?;
     let gzip = n == 2 && magic == [0x1f, 0x8b];
     let open = || -> Result<Box<dyn Read>, DataError> {
-        let file = File::open(path).map_err(io)?;
+        let file = open_regular(path).map_err(io)?;
         Ok(if gzip { Box::new(MultiGzDecoder::new(file)) } else { Box::new(file) })
     };
     let survey = survey_reader(open()?, &name, opts)?;
     parse_reader(open()?, &name, opts, &survey)
+}
+
+/// Reads a file whose sha256 is known ([`crate::resolved::DataFile::sha256`]): the hash of
+/// the bytes parsed (uncompressed, as `DataFile` hashes are) is computed in the same pass that
+/// parses them, and the data set is returned only if it is `expected`; otherwise
+/// [`DataError::NotAsHashed`], naming the file and both hashes. What is returned is thus
+/// always the content the hash records, however the file changes meanwhile.
+pub fn read_file_as_hashed(path: &Path, opts: &ReadOptions, expected: &str) -> Result<Loaded, DataError> {
+    let loaded = read_file(path, &ReadOptions { sha256: true, ..opts.clone() })?;
+    match loaded.sha256.as_deref() {
+        Some(actual) if actual == expected => Ok(loaded),
+        actual => Err(DataError::NotAsHashed {
+            file: path.display().to_string(),
+            expected: expected.to_owned(),
+            actual: actual.unwrap_or_default().to_owned(),
+        }),
+    }
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -501,6 +527,9 @@ impl<'a> Parser<'a> {
         let same_query = self.qids.last().is_some_and(|q| q.as_bytes() == qid);
         if !same_query {
             let qid_str = std::str::from_utf8(qid).map_err(|_| self.err(ParseErrorKind::Utf8, qid_tok))?;
+            if let Some(ch) = id_flaw(qid_str) {
+                return Err(self.err(ParseErrorKind::IdCharacter { what: "query id", ch }, qid_tok));
+            }
             if let Some(&first) = self.seen.get(qid_str) {
                 return Err(self.err(ParseErrorKind::QidReappears { first_line: first }, qid_tok));
             }
@@ -564,7 +593,13 @@ impl<'a> Parser<'a> {
         let doc_id = comment.and_then(doc_id_of);
         self.any_doc_id |= doc_id.is_some();
         let doc_id = match doc_id {
-            Some(d) => std::str::from_utf8(d).map_err(|_| self.err(ParseErrorKind::Utf8, d))?.to_owned(),
+            Some(d) => {
+                let id = std::str::from_utf8(d).map_err(|_| self.err(ParseErrorKind::Utf8, d))?;
+                if let Some(ch) = id_flaw(id) {
+                    return Err(self.err(ParseErrorKind::IdCharacter { what: "document id", ch }, d));
+                }
+                id.to_owned()
+            }
             None => String::new(),
         };
         self.doc_ids.push(doc_id);
@@ -957,6 +992,23 @@ mod tests {
     }
 
     #[test]
+    fn control_and_whitespace_characters_in_ids_are_refused_with_their_line() {
+        // Tools that split TREC files on whitespace (trec_eval on ASCII, Python on Unicode)
+        // would read such an id as two fields, and NUL ends C strings.
+        for bad in ["\u{b}", "\u{c}", "\0", "\u{1f}", "\u{7f}", "\u{85}", "\u{a0}", "\u{2028}"] {
+            let text = format!("0 qid:1 1:1 #docid = a\n1 qid:2{bad}x 1:1 #docid = b\n");
+            let e = err_of(&text);
+            assert!(e.starts_with("t.txt:2:") && e.contains("query id"), "{bad:?}: {e}");
+            let text = format!("0 qid:1 1:1 #docid = a\n1 qid:1 1:1 #docid = b{bad}x\n");
+            let e = err_of(&text);
+            assert!(e.starts_with("t.txt:2:") && e.contains("document id"), "{bad:?}: {e}");
+        }
+        // Printable non-ASCII ids are fine.
+        let d = parse("0 qid:é1 1:1 #docid = ü-2\n").unwrap();
+        assert_eq!((d.query_ids()[0].as_str(), d.doc_ids().unwrap()[0].as_str()), ("é1", "ü-2"));
+    }
+
+    #[test]
     fn utf8_byte_order_mark_is_accepted_at_the_start() {
         let text = "\u{feff}2 qid:1 1:0.5\r\n0 qid:1 1:0.25\r\n";
         let d = parse(text).unwrap();
@@ -1081,6 +1133,31 @@ mod tests {
         let e = split_lines(std::io::Cursor::new(&text), "t.txt", None, 4000, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("longer than 4000 bytes"), "{e}");
         assert!(split_lines(std::io::Cursor::new(&text), "t.txt", None, 5000, |_| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn a_read_against_a_recorded_hash_checks_the_bytes_parsed_plain_or_gzip() {
+        // Resolution records what `local::inspect` hashes (the uncompressed bytes); a read
+        // hashes the same bytes, whether the file on disk is compressed or not.
+        let text = "2 qid:1 1:0.5 #docid = a\r\n0 qid:1 1:0.25 #docid = b\r\n";
+        let d = tempfile::tempdir().unwrap();
+        let plain = d.path().join("a.txt");
+        std::fs::write(&plain, text).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        let zipped = d.path().join("b.txt.gz");
+        std::fs::write(&zipped, gz.finish().unwrap()).unwrap();
+        let opts = ReadOptions::default();
+        for p in [&plain, &zipped] {
+            let recorded = crate::local::inspect(p).unwrap().sha256;
+            let loaded = read_file_as_hashed(p, &opts, &recorded).unwrap();
+            assert_eq!(loaded.dataset.n_docs(), 2);
+            let other = "0".repeat(64);
+            let e = read_file_as_hashed(p, &opts, &other).unwrap_err();
+            let msg = e.to_string();
+            assert!(matches!(e, DataError::NotAsHashed { .. }), "{msg}");
+            assert!(msg.contains(&recorded) && msg.contains(&other) && msg.contains(".txt"), "{msg}");
+        }
     }
 
     #[test]

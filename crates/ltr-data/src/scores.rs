@@ -80,9 +80,15 @@ pub fn parse_scores(text: &[u8], source: &str) -> Result<Vec<f64>, DataError> {
     Ok(parse_score_file(text, source)?.scores)
 }
 
-/// Reads a score file, keeping RankLib's query ids and indices when it has them.
+/// The largest score file read (1 GiB, some 40 million scores): its scores are held whole,
+/// and data sets of more documents do not fit the dense reader anyway.
+pub const MAX_SCORE_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads a score file (a regular file of at most [`MAX_SCORE_FILE_BYTES`]), keeping
+/// RankLib's query ids and indices when it has them.
 pub fn read_score_file(path: &Path) -> Result<ScoreFile, DataError> {
-    let text = std::fs::read(path).map_err(|source| DataError::Io { path: path.to_owned(), source })?;
+    let text = ltr_core::fs::read_bounded(path, MAX_SCORE_FILE_BYTES)
+        .map_err(|source| DataError::Io { path: path.to_owned(), source })?;
     parse_score_file(&text, &path.display().to_string())
 }
 

@@ -1,6 +1,7 @@
 //! The official archives: download (its `urls` in order) to `<cache>/.downloads/<name>`
-//! through a resumable `<name>.part`, check against the archive hash when known, extract into
-//! a staging folder, and install each wanted file after checking its hash.
+//! through a resumable `<name>.part`, never past the archive's size (else the collection's
+//! cap), check against the archive hash when known, extract into a staging folder, and install
+//! each wanted file after checking its hash.
 //!
 //! Each wanted file is located in the extracted tree as `archive_root/<file>`, else as the
 //! unique entry ending with the longest possible tail of those path components, else the
@@ -15,7 +16,7 @@ use crate::cache::{DOWNLOADS_DIR, FileStatus, create_dir_all, remove_quietly, sh
 use crate::error::FetchError;
 use crate::extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
 use crate::fetcher::{FetchReport, Fetcher, Session};
-use crate::http::{self, DlError, authority};
+use crate::http::{self, DlError, Limit, authority};
 
 /// An archive extracted for this fetch call.
 pub(crate) struct Extracted {
@@ -81,14 +82,16 @@ impl Fetcher {
     }
 
     /// The extracted archive, downloading and extracting it unless this session did already.
+    /// `cap` bounds the download of an archive whose size is not published.
     pub(crate) fn extracted<'s>(
         &self,
         archive: &Archive,
         dataset: &str,
+        cap: &Limit,
         session: &'s mut Session,
     ) -> Result<&'s Extracted, FetchError> {
         if !session.archives.contains_key(&archive.name) {
-            match self.download_and_extract(archive, dataset, session) {
+            match self.download_and_extract(archive, dataset, cap, session) {
                 Ok(ex) => {
                     session.archives.insert(archive.name.clone(), Ok(ex));
                 }
@@ -115,6 +118,7 @@ impl Fetcher {
         &self,
         archive: &Archive,
         dataset: &str,
+        cap: &Limit,
         session: &mut Session,
     ) -> Result<Extracted, FetchError> {
         let single = safe_relative(&archive.name).ok().flatten().filter(|p| p.components().count() == 1);
@@ -192,8 +196,10 @@ impl Fetcher {
             if archive.urls.is_empty() {
                 return Err(unavailable(None));
             }
+            let limit = archive.size.map_or_else(|| cap.clone(), |s| Limit::exact(s, &archive.name));
+            let expected = archive.sha256.as_deref();
             let (url, actual) =
-                match self.download(&archive.urls, &rel, &archive.name, archive.sha256.as_deref(), session) {
+                match self.download(&archive.urls, &rel, &archive.name, expected, &limit, session) {
                     Ok(done) => done,
                     Err(e @ FetchError::Download { .. }) if archive.license.is_some() => {
                         return Err(unavailable(Some(e.to_string())));
@@ -234,15 +240,17 @@ impl Fetcher {
         self.cache.record_sha256(rel, actual)
     }
 
-    /// Downloads `urls` (in order) into the cache file `rel`, through `rel.part`, checking the
-    /// result against `expected`. Returns the address that served it and the hash. Addresses on a host
-    /// found unreachable earlier in the session are not tried.
+    /// Downloads `urls` (in order) into the cache file `rel`, through `rel.part`, never past
+    /// `limit`, checking the result against `expected`. Returns the address that served it
+    /// and the hash. Addresses on a host found unreachable earlier in the session are not
+    /// tried.
     fn download(
         &self,
         urls: &[String],
         rel: &str,
         label: &str,
         expected: Option<&str>,
+        limit: &Limit,
         session: &mut Session,
     ) -> Result<(String, String), FetchError> {
         let dest = self.cache.path(rel);
@@ -251,6 +259,8 @@ impl Fetcher {
             create_dir_all(parent)?;
         }
         let mut failures: Vec<String> = Vec::new();
+        // A wrong archive (hash, or past its bound) is what is reported when no address
+        // serves the right one.
         let mut mismatch: Option<FetchError> = None;
         for url in urls {
             let host = authority(url);
@@ -262,7 +272,7 @@ impl Fetcher {
             log::info!("downloading {label} from {url}");
             let mut resumed = http::file_len(&part) > 0;
             let actual = loop {
-                if let Err(e) = self.http.get(url, &part, label) {
+                if let Err(e) = self.http.get(url, &part, label, limit) {
                     break Err(e);
                 }
                 let (actual, _) = sha256_file(&part)?;
@@ -280,6 +290,12 @@ impl Fetcher {
             };
             let actual = match actual {
                 Ok(a) => a,
+                Err(DlError::TooLarge(reason)) => {
+                    log::warn!("{url}: {label} refused: {reason}");
+                    failures.push(format!("{url}: refused: {reason}"));
+                    mismatch = Some(FetchError::Refused { what: url.clone(), reason });
+                    continue;
+                }
                 Err(e) => {
                     log::warn!("{url}: {}", e.reason());
                     failures.push(format!("{url}: {}", e.reason()));

@@ -579,19 +579,49 @@ pub fn sha256_file(path: &Path) -> Result<(String, u64), FetchError> {
 /// The lowercase hex sha256 and the length of everything a reader yields.
 pub(crate) fn sha256_reader(r: &mut impl Read) -> std::io::Result<(String, u64)> {
     let mut hasher = Sha256::new();
+    match copy_bounded(r, &mut std::io::sink(), u64::MAX, |chunk| hasher.update(chunk)) {
+        Ok(total) => Ok((hex(&hasher.finalize()), total)),
+        Err(CopyError::Read(e) | CopyError::Write(e)) => Err(e),
+        Err(CopyError::TooLarge) => Err(std::io::Error::other("more than 2^64 bytes")),
+    }
+}
+
+/// How a [`copy_bounded`] failed.
+#[derive(Debug)]
+pub(crate) enum CopyError {
+    /// Reading failed.
+    Read(std::io::Error),
+    /// Writing failed.
+    Write(std::io::Error),
+    /// More than the limit arrived; nothing past it was written.
+    TooLarge,
+}
+
+/// Copies `reader` into `out`, showing each chunk to `seen` before it is written, and stops
+/// (with [`CopyError::TooLarge`]) before writing a chunk that would take the copy past `max`
+/// bytes. Returns the bytes copied.
+pub(crate) fn copy_bounded(
+    mut reader: impl Read,
+    out: &mut impl std::io::Write,
+    max: u64,
+    mut seen: impl FnMut(&[u8]),
+) -> Result<u64, CopyError> {
     let mut buf = vec![0u8; 1 << 16];
     let mut total = 0u64;
     loop {
-        let n = match r.read(&mut buf) {
-            Ok(0) => break,
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(total),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(CopyError::Read(e)),
         };
-        hasher.update(&buf[..n]);
-        total += n as u64;
+        total = total.saturating_add(n as u64);
+        if total > max {
+            return Err(CopyError::TooLarge);
+        }
+        seen(&buf[..n]);
+        out.write_all(&buf[..n]).map_err(CopyError::Write)?;
     }
-    Ok((hex(&hasher.finalize()), total))
 }
 
 pub(crate) fn create_dir_all(dir: &Path) -> Result<(), FetchError> {

@@ -45,6 +45,16 @@ pub enum FetchError {
         /// Who published the expected hash, and where the right archive is obtained.
         note: String,
     },
+    /// A download or mirror file refused for what it is, before any hash could be taken:
+    /// more bytes than its known size (or the collection's cap) allows, or a `.gz` that is
+    /// not valid gzip. Never a reason to take the file from another source.
+    #[error("{what}: refused: {reason}")]
+    Refused {
+        /// The address or mirror file.
+        what: String,
+        /// Why, with the bound and where it comes from.
+        reason: String,
+    },
     /// A download that failed for good.
     #[error("download of {url} failed: {reason}")]
     Download {

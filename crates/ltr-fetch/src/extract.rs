@@ -15,7 +15,7 @@ use flate2::read::MultiGzDecoder;
 
 use ltr_data::manifest::ArchiveFormat;
 
-use crate::cache::create_dir_all;
+use crate::cache::{CopyError, copy_bounded, create_dir_all};
 use crate::error::FetchError;
 use crate::progress::Progress;
 
@@ -112,12 +112,16 @@ impl Limit<'_> {
     /// Refuses an entry that says (in its header) or turns out to be larger than the limit.
     fn check(&self, name: &str, size: u64) -> Result<(), FetchError> {
         if size > self.max {
-            return Err(archive_err(
-                self.archive,
-                format!("entry `{name}` is larger than the limit of {} bytes per file", self.max),
-            ));
+            return Err(self.too_large(name));
         }
         Ok(())
+    }
+
+    fn too_large(&self, name: &str) -> FetchError {
+        archive_err(
+            self.archive,
+            format!("entry `{name}` is larger than the limit of {} bytes per file", self.max),
+        )
     }
 }
 
@@ -135,25 +139,16 @@ fn write_file(
         create_dir_all(parent)?;
     }
     let mut out = BufWriter::new(File::create(path).map_err(io)?);
-    let mut reader = reader.take(limit.max.saturating_add(1));
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io(e)),
-        };
-        total += n as u64;
-        if let Err(e) = limit.check(name, total) {
+    let copied = copy_bounded(reader, &mut out, limit.max, |chunk| progress.advance(chunk.len() as u64));
+    let total = match copied {
+        Ok(total) => total,
+        Err(CopyError::Read(e) | CopyError::Write(e)) => return Err(io(e)),
+        Err(CopyError::TooLarge) => {
             drop(out);
             crate::cache::remove_quietly(path);
-            return Err(e);
+            return Err(limit.too_large(name));
         }
-        out.write_all(&buf[..n]).map_err(io)?;
-        progress.advance(n as u64);
-    }
+    };
     out.flush().map_err(io)?;
     Ok(total)
 }

@@ -24,11 +24,13 @@
 //!    other file is hashed once; a corrupt one is deleted and fetched again.
 //! 2. **Mirror** ([`FetchOptions::mirror`]): `<mirror>/<rel>.gz`, else `<rel>`. A file the mirror does not
 //!    have (or a mirror that cannot be reached) goes on to the next source; a file the mirror
-//!    has with the wrong content is refused ([`FetchError::Checksum`]), without fallback.
+//!    has with the wrong content is refused ([`FetchError::Checksum`]), and so is one larger
+//!    than its bound or a damaged `.gz` ([`FetchError::Refused`]), without fallback.
 //! 3. **Embedded data** (OHSUMED QueryLevelNorm, MQ2008), see [`crate::embedded`]: rebuilt
 //!    from the pieces compiled into `ltr`, verified, installed.
 //! 4. **Official archive**: downloaded once per call (resumable, with retries of stalled
-//!    transfers, none for an unreachable host), checked, extracted, each file checked.
+//!    transfers, none for an unreachable host; never past its size, else the collection's
+//!    `max_download_bytes`), checked, extracted, each file checked.
 //!
 //! Files with no published hash are installed with an `UNVERIFIED` warning and their hash is
 //! recorded in `recorded-sha256.json`; from then on they are verified against it.
@@ -46,9 +48,13 @@ use crate::archive::Extracted;
 use crate::cache::{DataCache, FileStatus};
 use crate::error::FetchError;
 use crate::extract::safe_relative;
-use crate::http::Http;
+use crate::http::{Http, Limit};
 use crate::options::{FetchOptions, Mirror};
 use crate::progress::Progress;
+
+/// The bound of a download whose size is not published, when its manifest sets none
+/// (`max_download_bytes`).
+pub const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 8 << 30;
 
 /// Which variants of a dataset to fetch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -190,6 +196,10 @@ impl Fetcher {
         let mut errors: Vec<FetchError> = Vec::new();
         let mut sources: Vec<String> = Vec::new();
         let mut out = Outcome { report: &mut report, errors: &mut errors, sources: &mut sources };
+        let cap = Limit::cap(
+            manifest.max_download_bytes.unwrap_or(DEFAULT_MAX_DOWNLOAD_BYTES),
+            &manifest.collection,
+        );
         let needed = match &self.opts.mirror {
             Some(Mirror::Dir(d)) if !d.is_dir() => {
                 return Err(FetchError::Mirror {
@@ -197,11 +207,11 @@ impl Fetcher {
                     reason: "not a folder".into(),
                 });
             }
-            Some(mirror) => self.via_mirror(mirror, needed, session, &mut out),
+            Some(mirror) => self.via_mirror(mirror, needed, &cap, session, &mut out),
             None => needed,
         };
         let needed = self.via_embedded(needed, &mut out);
-        self.via_archives(manifest, &ds.name, needed, session, &mut out);
+        self.via_archives(manifest, &ds.name, needed, &cap, session, &mut out);
 
         report.source = sources.join(", ");
         if errors.is_empty() {
@@ -275,6 +285,7 @@ impl Fetcher {
         &self,
         mirror: &Mirror,
         needed: Wanted<'m>,
+        cap: &Limit,
         session: &mut Session,
         out: &mut Outcome<'_>,
     ) -> Wanted<'m> {
@@ -285,13 +296,13 @@ impl Fetcher {
                 rest.push((v, f));
                 continue;
             }
-            match self.fetch_from_mirror(mirror, v, &f) {
+            match self.fetch_from_mirror(mirror, v, &f, cap) {
                 Ok(Some(verified)) => out.installed(rel, verified, format!("mirror {mirror}")),
                 Ok(None) => {
                     log::info!("{rel}: not on the mirror");
                     rest.push((v, f));
                 }
-                Err(e @ FetchError::Checksum { .. }) => out.errors.push(e),
+                Err(e @ (FetchError::Checksum { .. } | FetchError::Refused { .. })) => out.errors.push(e),
                 Err(e) => {
                     if matches!(e, FetchError::Download { .. }) {
                         // Unreachable: do not pay for it again for every file.
@@ -345,6 +356,7 @@ impl Fetcher {
         manifest: &Manifest,
         dataset: &str,
         needed: Wanted<'_>,
+        cap: &Limit,
         session: &mut Session,
         out: &mut Outcome<'_>,
     ) {
@@ -363,7 +375,7 @@ impl Fetcher {
                     continue;
                 }
             };
-            match self.extracted(archive, dataset, session) {
+            match self.extracted(archive, dataset, cap, session) {
                 Ok(ex) => {
                     note(out.sources, ex.source.clone());
                     self.install_from(archive, ex, &files, out.report, out.errors);

@@ -11,14 +11,23 @@
 //! An unresolvable host or a refused connection will not heal within a run: retrying it only
 //! made an offline run wait (about 15 s per archive with the default backoff). A transfer
 //! that stalls or breaks off has shown that the server is there, so it is retried, resuming
-//! after the bytes already received.
+//! after the bytes already received. An address that is not `http://` or `https://` is
+//! refused before anything is tried.
+//!
+//! Bounds: every download has a [`Limit`] (its file's known size, else the collection's cap):
+//! an announced length beyond it is refused before the body is read, and a body that goes
+//! past it is cut there, nothing past the limit written, and the partial file deleted (it is
+//! wrong content, not something to resume). In time: nothing received for
+//! [`FetchOptions::max_idle`] over all attempts (a silent server, one that trickles its
+//! headers) gives up, and no download of one address takes longer than
+//! [`FetchOptions::max_time`], whatever the throughput rule says.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::net::ToSocketAddrs;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::options::FetchOptions;
 use crate::progress::Progress;
@@ -38,6 +47,8 @@ pub(crate) enum DlError {
     /// Slower than the throughput rule allows: worth retrying, but an attempt that ends this
     /// way counts as one without progress, whatever it received.
     TooSlow(String),
+    /// More bytes than the download's [`Limit`]: refused, not retried, nothing kept.
+    TooLarge(String),
 }
 
 impl DlError {
@@ -47,12 +58,65 @@ impl DlError {
             | Self::Unreachable(r)
             | Self::Permanent(r)
             | Self::Transient(r)
-            | Self::TooSlow(r) => r,
+            | Self::TooSlow(r)
+            | Self::TooLarge(r) => r,
         }
     }
 }
 
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// Room a gzip file may need beyond the file it holds: deflate's stored blocks and the
+/// members' headers and trailers cost well under 0.1% of incompressible data; 64 KiB more
+/// covers the headers of a small file (a stored name, a comment).
+const GZIP_ROOM: u64 = 64 << 10;
+
+/// The most bytes a download (or a file decompressed or copied from a mirror) may have, and
+/// what sets that bound, for the refusal's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Limit {
+    pub(crate) bytes: u64,
+    basis: String,
+}
+
+impl Limit {
+    /// Exactly the size the manifest gives for `what`.
+    pub(crate) fn exact(size: u64, what: &str) -> Self {
+        Self { bytes: size, basis: format!("the size of {what} in the manifest") }
+    }
+
+    /// A gzip file holding `what`, of the size the manifest gives: 0.1% and 64 KiB more.
+    pub(crate) fn gzip_of(size: u64, what: &str) -> Self {
+        Self {
+            bytes: size.saturating_add(size / 1000).saturating_add(GZIP_ROOM),
+            basis: format!("the size of {what} in the manifest, plus 0.1% and 64 KiB for gzip"),
+        }
+    }
+
+    /// The cap of `collection` for downloads whose size is not published.
+    pub(crate) fn cap(bytes: u64, collection: &str) -> Self {
+        Self {
+            bytes,
+            basis: format!(
+                "`max_download_bytes` of collection {collection}, for downloads whose size is not published"
+            ),
+        }
+    }
+
+    /// "more than N bytes (why)".
+    pub(crate) fn exceeded(&self) -> String {
+        format!("more than {} bytes ({})", self.bytes, self.basis)
+    }
+}
+
+/// Whether `url` is an address this client downloads from (`http://`, `https://`).
+pub(crate) fn is_http(url: &str) -> bool {
+    let lower = url.trim_start().get(..8).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// The refusal of an address of another scheme (or none).
+pub(crate) const ONLY_HTTP: &str = "only http:// and https:// addresses are downloaded";
 
 /// An HTTP client with the retry policy of [`FetchOptions`].
 pub(crate) struct Http {
@@ -62,7 +126,21 @@ pub(crate) struct Http {
     /// Throughput rule: at least `min_speed` bytes/s over every `speed_window`.
     min_speed: u64,
     speed_window: Duration,
+    /// The stall limit (also the longest wait for a response).
+    stall: Option<Duration>,
+    /// Give up after this long with nothing received (`None`: never).
+    max_idle: Option<Duration>,
+    /// Give up one address after this long (`None`: never).
+    max_time: Option<Duration>,
     progress: Arc<dyn Progress>,
+}
+
+/// When the current download must end, whatever happens.
+struct Budget {
+    /// [`FetchOptions::max_time`] after the first attempt began.
+    deadline: Option<Instant>,
+    /// [`FetchOptions::max_idle`] after the last byte arrived (or the first attempt began).
+    idle_until: Option<Instant>,
 }
 
 impl Http {
@@ -94,21 +172,41 @@ impl Http {
             backoff: opts.backoff,
             min_speed: opts.min_speed,
             speed_window: opts.speed_window,
+            stall,
+            max_idle: limit(opts.max_idle),
+            max_time: limit(opts.max_time),
             progress,
         }
     }
 
     /// Downloads one address into `part`, resuming what is there, retrying transient
     /// failures: at most `retries` retries in a row without progress (an attempt abandoned
-    /// by the throughput rule makes none), waiting `backoff`, then twice as long each time.
-    pub(crate) fn get(&self, url: &str, part: &Path, label: &str) -> Result<(), DlError> {
+    /// by the throughput rule makes none), waiting `backoff`, then twice as long each time;
+    /// never past `limit`, nor past the idle limit or the deadline of [`FetchOptions`].
+    pub(crate) fn get(&self, url: &str, part: &Path, label: &str, limit: &Limit) -> Result<(), DlError> {
+        if !is_http(url) {
+            return Err(DlError::Permanent(format!("unsupported address: {ONLY_HTTP}")));
+        }
+        if file_len(part) > limit.bytes {
+            // Left by a run that knew no such bound: nothing in it can be kept.
+            remove_part(part);
+        }
+        let started = Instant::now();
+        let deadline = self.max_time.map(|d| started + d);
+        let mut last_byte = started;
         let mut stalled = 0u32;
         let mut delay = self.backoff;
         // Also bounds servers that trickle a few bytes per connection forever.
         let mut attempts_left = 1000u32.saturating_add(self.retries);
         loop {
             let before = file_len(part);
-            let (err, slow) = match self.attempt(url, part, label) {
+            let budget = Budget { deadline, idle_until: self.max_idle.map(|d| last_byte + d) };
+            let mut received = 0u64;
+            let outcome = self.attempt(url, part, label, limit, &budget, &mut received);
+            if received > 0 {
+                last_byte = Instant::now();
+            }
+            let (err, slow) = match outcome {
                 Ok(()) => return Ok(()),
                 Err(DlError::Transient(why)) => (why, false),
                 Err(DlError::TooSlow(why)) => (why, true),
@@ -121,6 +219,24 @@ impl Http {
             } else {
                 stalled += 1;
             }
+            let now = Instant::now();
+            if let (Some(d), Some(max)) = (deadline, self.max_time)
+                && now + delay >= d
+            {
+                return Err(DlError::Permanent(format!(
+                    "{err}; not finished by the deadline of {} s for one download (what arrived \
+                     is kept, and resumed by the next run)",
+                    max.as_secs_f64()
+                )));
+            }
+            if let Some(max) = self.max_idle
+                && now.duration_since(last_byte) + delay >= max
+            {
+                return Err(DlError::Permanent(format!(
+                    "{err}; nothing received for {:.0} s, given up",
+                    now.duration_since(last_byte).as_secs_f64()
+                )));
+            }
             if stalled > self.retries || attempts_left == 0 {
                 let why = format!("{err} (gave up after {} retries)", self.retries);
                 return Err(if slow { DlError::TooSlow(why) } else { DlError::Transient(why) });
@@ -131,10 +247,29 @@ impl Http {
         }
     }
 
-    /// One request: resumes from the size of `part` with a `Range` header.
-    fn attempt(&self, url: &str, part: &Path, label: &str) -> Result<(), DlError> {
+    /// One request: resumes from the size of `part` with a `Range` header. The wait for the
+    /// response ends at the idle limit, the whole request at the deadline; `received` counts
+    /// the body bytes that arrived.
+    fn attempt(
+        &self,
+        url: &str,
+        part: &Path,
+        label: &str,
+        limit: &Limit,
+        budget: &Budget,
+        received: &mut u64,
+    ) -> Result<(), DlError> {
         let offset = file_len(part);
-        let mut req = self.agent.get(url);
+        let left = |until: Option<Instant>| until.map(|t| t.saturating_duration_since(Instant::now()));
+        let mut config = self.agent.get(url).config();
+        if let Some(d) = left(budget.deadline) {
+            config = config.timeout_global(Some(d.max(Duration::from_millis(1))));
+        }
+        if let Some(idle) = left(budget.idle_until) {
+            let wait = self.stall.map_or(idle, |s| s.min(idle)).max(Duration::from_millis(1));
+            config = config.timeout_send_request(Some(wait)).timeout_recv_response(Some(wait));
+        }
+        let mut req = config.build();
         if offset > 0 {
             req = req.header("Range", format!("bytes={offset}-"));
         }
@@ -142,6 +277,15 @@ impl Http {
         let status = resp.status().as_u16();
         let content_range =
             resp.headers().get("content-range").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let announced = match status {
+            200 => resp.body().content_length(),
+            206 => content_range.as_deref().and_then(range_total),
+            _ => None,
+        };
+        if let Some(n) = announced.filter(|&n| n > limit.bytes) {
+            remove_part(part);
+            return Err(DlError::TooLarge(format!("the server announces {n} bytes, {}", limit.exceeded())));
+        }
         let start = match status {
             200 => {
                 if offset > 0 {
@@ -182,21 +326,30 @@ impl Http {
         self.progress.advance(start);
         let mut reader = resp.body_mut().as_reader();
         let mut buf = vec![0u8; 1 << 16];
-        let mut received = 0u64;
         let mut window = Window::new(self.min_speed, self.speed_window);
         let result = loop {
+            if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+                break Err(DlError::Transient(format!(
+                    "deadline reached after {} bytes",
+                    start.saturating_add(*received)
+                )));
+            }
             match reader.read(&mut buf) {
                 Ok(0) => break Ok(()),
                 Ok(n) => {
+                    // Checked before writing: nothing past the limit reaches the disk.
+                    if start.saturating_add(*received).saturating_add(n as u64) > limit.bytes {
+                        break Err(DlError::TooLarge(format!("{}; cut there", limit.exceeded())));
+                    }
                     if let Err(e) = out.write_all(&buf[..n]) {
                         break Err(io("cannot write", e));
                     }
-                    received += n as u64;
+                    *received += n as u64;
                     self.progress.advance(n as u64);
                     if let Err(why) = window.add(n as u64) {
                         break Err(DlError::TooSlow(format!(
                             "{why} after {} bytes",
-                            start.saturating_add(received)
+                            start.saturating_add(*received)
                         )));
                     }
                 }
@@ -206,13 +359,13 @@ impl Http {
                         "slower than {} bytes/s over {:?} ({e}) after {} bytes",
                         self.min_speed,
                         self.speed_window,
-                        start.saturating_add(received)
+                        start.saturating_add(*received)
                     )));
                 }
                 Err(e) => {
                     break Err(DlError::Transient(format!(
                         "transfer interrupted after {} bytes: {e}",
-                        start.saturating_add(received)
+                        start.saturating_add(*received)
                     )));
                 }
             }
@@ -220,6 +373,10 @@ impl Http {
         self.progress.end();
         // Keep what arrived, even on failure: the next attempt resumes after it.
         let flushed = out.into_inner().map_err(|e| e.into_error()).and_then(|f| f.sync_all());
+        if matches!(result, Err(DlError::TooLarge(_))) {
+            // Wrong content: not something the next attempt should resume.
+            remove_part(part);
+        }
         result?;
         flushed.map_err(|e| io("cannot write", e))?;
         if let (Some(total), Some(expected)) =

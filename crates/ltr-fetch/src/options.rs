@@ -21,8 +21,9 @@ pub enum Mirror {
 impl FromStr for Mirror {
     type Err = FetchError;
 
-    /// `http://...` or `https://...` (any case) is a [`Mirror::Url`]; anything else
-    /// non-empty is a [`Mirror::Dir`].
+    /// `http://...` or `https://...` (any case) is a [`Mirror::Url`]; another `scheme://`
+    /// address (`file://`, `ftp://`) is refused; anything else non-empty is a
+    /// [`Mirror::Dir`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
         if s.is_empty() {
@@ -34,6 +35,15 @@ impl FromStr for Mirror {
         let lower = s.to_ascii_lowercase();
         if lower.starts_with("http://") || lower.starts_with("https://") {
             Ok(Self::Url(s.trim_end_matches('/').to_owned()))
+        } else if let Some((scheme, _)) = s.split_once("://")
+            && !scheme.is_empty()
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        {
+            Err(FetchError::Mirror {
+                mirror: s.to_owned(),
+                reason: "only http:// and https:// addresses are mirrors; give a local folder as a path"
+                    .into(),
+            })
         } else {
             Ok(Self::Dir(PathBuf::from(s)))
         }
@@ -65,6 +75,12 @@ pub struct FetchOptions {
     /// Stall limit once connected: sending the request, waiting for the response, each
     /// read. Zero means none.
     pub timeout: Duration,
+    /// A download on which nothing has arrived for this long, over all its attempts (a
+    /// silent server, or one that trickles its headers), is given up. Zero means none.
+    pub max_idle: Duration,
+    /// The most one download from one address may take, all attempts together, however
+    /// fast it goes (what arrived is kept, and resumed by the next run). Zero means none.
+    pub max_time: Duration,
     /// Limit on resolving the host and connecting to it. Zero means none.
     pub connect_timeout: Duration,
     /// Throughput rule: a transfer that receives less than this many bytes per second,
@@ -82,16 +98,18 @@ pub struct FetchOptions {
 }
 
 impl FetchOptions {
-    /// Defaults for a cache at `data_dir`: no mirror, 4 retries, 1 s backoff, 60 s stall
-    /// limit, 10 s to connect, at least 10 KB/s over 60 s, cached files hashed again after
-    /// 30 days.
+    /// Defaults for a cache at `data_dir`: no mirror, 4 retries, 1 s backoff, 20 s stall
+    /// limit, given up after 45 s with nothing received, 4 hours at most per download, 10 s
+    /// to connect, at least 10 KB/s over 60 s, cached files hashed again after 30 days.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self {
             data_dir: data_dir.into(),
             mirror: None,
             retries: 4,
             backoff: Duration::from_secs(1),
-            timeout: Duration::from_secs(60),
+            timeout: Duration::from_secs(20),
+            max_idle: Duration::from_secs(45),
+            max_time: Duration::from_secs(4 * 3600),
             connect_timeout: Duration::from_secs(10),
             min_speed: 10_000,
             speed_window: Duration::from_secs(60),
@@ -110,5 +128,13 @@ mod tests {
         assert_eq!("HTTP://x".parse::<Mirror>().unwrap(), Mirror::Url("HTTP://x".into()));
         assert_eq!("../shared/datasets".parse::<Mirror>().unwrap(), Mirror::Dir("../shared/datasets".into()));
         assert!(" ".parse::<Mirror>().is_err());
+    }
+
+    #[test]
+    fn addresses_of_other_schemes_are_refused_not_taken_for_folders() {
+        for m in ["file:///srv/mirror", "ftp://x.org/d", "FILE://x"] {
+            let e = m.parse::<Mirror>().unwrap_err().to_string();
+            assert!(e.contains(m) && e.contains("only http:// and https://"), "{e}");
+        }
     }
 }

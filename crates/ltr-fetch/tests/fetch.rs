@@ -42,6 +42,16 @@ struct Route {
     trickle_first: Option<usize>,
     /// Every request gets this many bytes at once, then one byte every 200 ms.
     trickle_each: Option<usize>,
+    /// Every request gets a 200 with no Content-Length and this many bytes of `0`, as fast
+    /// as the client takes them, then the connection closes: an endless body, as far as a
+    /// bounded client can tell (finite here so that a client without bounds ends too).
+    flood: Option<usize>,
+    /// The Content-Length header announces this many bytes (the body sent is `body`).
+    claim_length: Option<u64>,
+    /// The request is read, then nothing at all is sent for 20 s.
+    silent: bool,
+    /// The status line is sent, then one byte of a header line every 200 ms for 20 s.
+    trickle_headers: bool,
 }
 
 impl Route {
@@ -149,11 +159,17 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         (route, truncate, stall, trickle)
     };
     let mut out = &stream;
+    if let Some(r) = &route
+        && (r.silent || r.trickle_headers || r.flood.is_some())
+    {
+        return misbehave(&stream, r);
+    }
+    let claimed = route.as_ref().and_then(|r| r.claim_length);
     let send = |out: &mut &TcpStream, code: u16, extra: &str, body: &[u8], cut: Option<usize>| {
         let head = format!(
             "HTTP/1.1 {code} {}\r\nContent-Length: {}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n{extra}\r\n",
             reason(code),
-            body.len()
+            claimed.unwrap_or(body.len() as u64)
         );
         out.write_all(head.as_bytes())?;
         let end = cut.unwrap_or(body.len()).min(body.len());
@@ -201,6 +217,33 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
             }
         }
     }
+    stream.shutdown(Shutdown::Both)
+}
+
+/// The routes that never give a proper answer: silent, trickling headers, flooding.
+fn misbehave(stream: &TcpStream, r: &Route) -> std::io::Result<()> {
+    let mut out = stream;
+    let until = Instant::now() + Duration::from_secs(20);
+    if r.silent {
+        std::thread::sleep(Duration::from_secs(20));
+    } else if r.trickle_headers {
+        out.write_all(b"HTTP/1.1 200 OK\r\nX-Slow: ")?;
+        while Instant::now() < until {
+            out.write_all(b"a")?;
+            out.flush()?;
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    } else if let Some(n) = r.flood {
+        out.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")?;
+        let chunk = vec![b'0'; 1 << 16];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(chunk.len());
+            out.write_all(&chunk[..k])?;
+            left -= k;
+        }
+    }
+    out.flush()?;
     stream.shutdown(Shutdown::Both)
 }
 
@@ -280,6 +323,12 @@ struct ToyDataset<'a> {
 }
 
 fn toy_manifest(archives: &[ToyArchive<'_>], datasets: &[ToyDataset<'_>]) -> Manifest {
+    Manifest::parse(&toy_manifest_text(archives, datasets), Path::new("toy.toml")).unwrap()
+}
+
+/// The text of [`toy_manifest`]: the last dataset's tables come last, so a test may append
+/// to them.
+fn toy_manifest_text(archives: &[ToyArchive<'_>], datasets: &[ToyDataset<'_>]) -> String {
     let mut t = String::from(
         "collection = \"toy\"\ntitle = \"Toy\"\nhomepage = \"h\"\ncitation = \"c\"\nconvention = \"letor3\"\n",
     );
@@ -309,7 +358,7 @@ fn toy_manifest(archives: &[ToyArchive<'_>], datasets: &[ToyDataset<'_>]) -> Man
             }
         }
     }
-    Manifest::parse(&t, Path::new("toy.toml")).unwrap()
+    t
 }
 
 fn hashes(files: &[(&'static str, Vec<u8>)]) -> Vec<(&'static str, String)> {
@@ -968,6 +1017,55 @@ fn folder_mirror_with_a_damaged_file_is_refused() {
 }
 
 #[test]
+fn a_damaged_gz_on_a_mirror_is_an_error_not_a_fallback_to_the_embedded_data() {
+    let local = tempfile::tempdir().unwrap();
+    let files = embedded_mirror(local.path());
+    let m = letor3_offline(&closed_port_url("/OHSUMED.zip"));
+    let v = m.datasets[0].default_variant().clone();
+    let rel = v.rel_path("Fold3/vali.txt");
+    let check = |e: FetchError, dir: &Path, origin: &str| {
+        let msg = e.to_string();
+        assert!(matches!(e, FetchError::Refused { .. }), "{msg}");
+        // Depending on where the damage is, the decoder fails, or yields more than the file.
+        let damaged = msg.contains("not a valid gzip file") || msg.contains("decompresses to more than");
+        assert!(msg.contains(origin) && damaged, "{msg}");
+        // Not replaced by the embedded copy: the mirror's wrong content is the answer.
+        assert!(!dir.join(&rel).exists(), "{:?}", tree(dir));
+        assert_eq!(tree(dir).iter().filter(|f| f.starts_with("letor3/")).count(), 14);
+        assert_no_leftovers(dir);
+    };
+
+    // An address serving a cut-off .gz (a valid start, no end).
+    let server = Server::start();
+    for (file, bytes) in &files {
+        let mut body = gz(bytes);
+        if *file == "Fold3/vali.txt" {
+            body.truncate(body.len() / 2);
+        }
+        server.route(&format!("/m/{}.gz", v.rel_path(file)), Route::ok(body));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let e = with_mirror(dir.path(), server.url("/m").parse().unwrap())
+        .fetch_dataset(&m, "OHSUMED", Variants::Default)
+        .unwrap_err();
+    check(e, dir.path(), &server.url(&format!("/m/{rel}.gz")));
+
+    // A folder holding a .gz whose compressed data was altered.
+    let gz_path = local.path().join(format!("{rel}.gz"));
+    let mut body = std::fs::read(&gz_path).unwrap();
+    let mid = body.len() / 2;
+    for b in &mut body[mid..mid + 64] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&gz_path, &body).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = with_mirror(dir.path(), Mirror::Dir(local.path().to_owned()))
+        .fetch_dataset(&m, "OHSUMED", Variants::Default)
+        .unwrap_err();
+    check(e, dir.path(), &gz_path.display().to_string());
+}
+
+#[test]
 fn url_mirror_serves_gz_then_plain_files() {
     let local = tempfile::tempdir().unwrap();
     let files = embedded_mirror(local.path());
@@ -1443,4 +1541,216 @@ fn staging_folders_of_dead_processes_are_removed_at_start() {
     assert!(!dead_dir.exists(), "{:?}", tree(dir.path()));
     assert!(!dead_tmp.exists(), "{:?}", tree(dir.path()));
     assert!(live_dir.exists(), "a live process's folder was removed");
+}
+
+// ---------------------------------------------------------------------------------------
+// Bounded downloads: sizes, caps, deadlines, schemes.
+
+/// `text` (from [`toy_manifest_text`]) with a `size` table for its last dataset's files.
+fn sized(text: String, files: &[(&str, Vec<u8>)]) -> Manifest {
+    let mut t = text + "[datasets.variants.size]\n";
+    for (p, d) in files {
+        t += &format!("{p:?} = {}\n", d.len());
+    }
+    Manifest::parse(&t, Path::new("toy.toml")).unwrap()
+}
+
+#[test]
+fn an_endless_body_from_a_url_mirror_is_cut_at_the_file_size_and_refused() {
+    let files = toy_files("e");
+    let official = closed_port_url("/e.zip");
+    let text = toy_manifest_text(
+        &[ToyArchive { name: "e.zip", urls: vec![official.clone()], format: "zip", sha256: None }],
+        &[ToyDataset { name: "E", archive: "e.zip", archive_root: "E", hashes: hashes(&files) }],
+    );
+    let m = sized(text, &files);
+    let size = files[0].1.len() as u64;
+    // A .gz may be a little larger than the file it holds (0.1% and 64 KiB at most); the
+    // plain file never.
+    for (path, bound) in
+        [("/m/toy/E/Fold1/train.txt.gz", size + size / 1000 + 65_536), ("/m/toy/E/Fold1/train.txt", size)]
+    {
+        let server = Server::start();
+        server.route(path, Route { flood: Some(64 << 20), ..Route::default() });
+        let dir = tempfile::tempdir().unwrap();
+        let progress = Arc::new(Counting::default());
+        let f = Fetcher::new(
+            FetchOptions { mirror: Some(server.url("/m").parse().unwrap()), ..opts(dir.path()) },
+            progress.clone(),
+        );
+        let m = m.clone();
+        let t = Instant::now();
+        let e =
+            within(Duration::from_secs(30), move || f.fetch_dataset(&m, "E", Variants::Default)).unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        let msg = e.to_string();
+        assert!(msg.contains(&server.url(path)) && msg.contains("refused"), "{msg}");
+        assert!(msg.contains(&format!("more than {bound} bytes")), "{msg}");
+        // No fallback to the official address: a mirror serving too much is wrong content.
+        assert!(!msg.contains(&official), "{msg}");
+        let written = progress.bytes.load(Ordering::Relaxed);
+        assert!(written <= bound, "{written} bytes written, bound {bound}");
+        assert!(!dir.path().join("toy/E/Fold1/train.txt").exists());
+        // Refused content is not kept for a resume.
+        assert_no_leftovers(dir.path());
+        assert!(tree(dir.path()).iter().all(|f| !f.contains("/mirror/")), "{:?}", tree(dir.path()));
+    }
+}
+
+#[test]
+fn an_archive_is_bounded_by_its_manifest_size_and_an_announced_length_beyond_it_is_refused_at_once() {
+    let files = toy_files("n");
+    let archive = zip_bytes(&entries("N", &files));
+    let manifest = |url: String| {
+        let text = toy_manifest_text(
+            &[ToyArchive { name: "n.zip", urls: vec![url], format: "zip", sha256: Some(sha(&archive)) }],
+            &[ToyDataset { name: "N", archive: "n.zip", archive_root: "N", hashes: hashes(&files) }],
+        );
+        let text =
+            text.replacen("format = \"zip\"\n", &format!("format = \"zip\"\nsize = {}\n", archive.len()), 1);
+        Manifest::parse(&text, Path::new("toy.toml")).unwrap()
+    };
+    // Exactly its size: installed.
+    let server = Server::start();
+    server.route("/n.zip", Route::ok(archive.clone()));
+    let dir = tempfile::tempdir().unwrap();
+    let r =
+        fetcher(dir.path()).fetch_dataset(&manifest(server.url("/n.zip")), "N", Variants::Default).unwrap();
+    assert_eq!(r.installed.len(), 3);
+
+    // A server announcing a thousand times as much: refused before any byte of the body.
+    let server = Server::start();
+    let claimed = archive.len() as u64 * 1000;
+    server.route("/n.zip", Route { claim_length: Some(claimed), ..Route::ok(archive.clone()) });
+    let dir = tempfile::tempdir().unwrap();
+    let progress = Arc::new(Counting::default());
+    let f = Fetcher::new(opts(dir.path()), progress.clone());
+    let e = f.fetch_dataset(&manifest(server.url("/n.zip")), "N", Variants::Default).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("refused") && msg.contains(&claimed.to_string()), "{msg}");
+    assert!(msg.contains(&format!("more than {} bytes", archive.len())), "{msg}");
+    assert_eq!(progress.bytes.load(Ordering::Relaxed), 0);
+    assert_eq!(server.requests_for("/n.zip").len(), 1, "a refusal is not retried");
+    assert!(!dir.path().join(".downloads/n.zip").exists());
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn an_archive_of_unpublished_size_is_bounded_by_the_collection_cap() {
+    let files = toy_files("c");
+    let server = Server::start();
+    server.route("/c.zip", Route { flood: Some(64 << 20), ..Route::default() });
+    let text = toy_manifest_text(
+        &[ToyArchive { name: "c.zip", urls: vec![server.url("/c.zip")], format: "zip", sha256: None }],
+        &[ToyDataset { name: "C", archive: "c.zip", archive_root: "C", hashes: hashes(&files) }],
+    );
+    let text = text.replacen(
+        "convention = \"letor3\"\n",
+        "convention = \"letor3\"\nmax_download_bytes = 100000\n",
+        1,
+    );
+    let m = Manifest::parse(&text, Path::new("toy.toml")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let progress = Arc::new(Counting::default());
+    let f = Fetcher::new(opts(dir.path()), progress.clone());
+    let e = within(Duration::from_secs(30), move || f.fetch_dataset(&m, "C", Variants::Default)).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("refused") && msg.contains("more than 100000 bytes"), "{msg}");
+    assert!(msg.contains("max_download_bytes"), "{msg}");
+    assert!(progress.bytes.load(Ordering::Relaxed) <= 100_000);
+    assert_eq!(server.requests_for("/c.zip").len(), 1, "a refusal is not retried");
+    assert_no_leftovers(dir.path());
+}
+
+#[test]
+fn with_no_speed_rule_a_trickling_transfer_is_ended_by_the_deadline() {
+    let server = Server::start();
+    let files = toy_files("l");
+    // About 600 bytes at one byte per 200 ms: two minutes, without the deadline.
+    let archive = zip_bytes(&entries("L", &files));
+    server.route("/l.zip", Route { trickle_each: Some(0), ..Route::ok(archive) });
+    let m = toy_manifest(
+        &[ToyArchive { name: "l.zip", urls: vec![server.url("/l.zip")], format: "zip", sha256: None }],
+        &[ToyDataset { name: "L", archive: "l.zip", archive_root: "L", hashes: hashes(&files) }],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(
+        FetchOptions { min_speed: 0, max_time: Duration::from_secs(2), ..opts(dir.path()) },
+        Arc::new(NoProgress),
+    );
+    let t = Instant::now();
+    let e = within(Duration::from_secs(30), move || f.fetch_dataset(&m, "L", Variants::Default)).unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    assert!(matches!(&e, FetchError::Download { .. }) && e.to_string().contains("deadline"), "{e}");
+}
+
+#[test]
+fn a_silent_or_header_trickling_server_is_given_up_after_the_idle_limit() {
+    for route in
+        [Route { silent: true, ..Route::default() }, Route { trickle_headers: true, ..Route::default() }]
+    {
+        let server = Server::start();
+        server.route("/q.zip", route);
+        let files = toy_files("q");
+        let m = toy_manifest(
+            &[ToyArchive { name: "q.zip", urls: vec![server.url("/q.zip")], format: "zip", sha256: None }],
+            &[ToyDataset { name: "Q", archive: "q.zip", archive_root: "Q", hashes: hashes(&files) }],
+        );
+        let dir = tempfile::tempdir().unwrap();
+        // Four retries of a 1 s wait would take 5 s; nothing at all arrives, so the idle
+        // limit ends it after 1.5 s.
+        let f = Fetcher::new(
+            FetchOptions {
+                retries: 4,
+                timeout: Duration::from_secs(1),
+                max_idle: Duration::from_millis(1500),
+                ..opts(dir.path())
+            },
+            Arc::new(NoProgress),
+        );
+        let t = Instant::now();
+        let e =
+            within(Duration::from_secs(30), move || f.fetch_dataset(&m, "Q", Variants::Default)).unwrap_err();
+        assert!(t.elapsed() < Duration::from_millis(2500), "{:?}", t.elapsed());
+        assert!(
+            matches!(&e, FetchError::Download { .. }) && e.to_string().contains("nothing received"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn unsupported_address_schemes_are_refused_at_once() {
+    for url in ["file:///tmp/ltr-test-none/x.zip", "ftp://127.0.0.1/x.zip", "x.zip"] {
+        let files = toy_files("s");
+        let m = toy_manifest(
+            &[ToyArchive { name: "x.zip", urls: vec![url.to_owned()], format: "zip", sha256: None }],
+            &[ToyDataset { name: "X", archive: "x.zip", archive_root: "X", hashes: hashes(&files) }],
+        );
+        let dir = tempfile::tempdir().unwrap();
+        // A backoff that would make any retry obvious.
+        let f = Fetcher::new(
+            FetchOptions { retries: 4, backoff: Duration::from_secs(2), ..opts(dir.path()) },
+            Arc::new(NoProgress),
+        );
+        let t = Instant::now();
+        let e = f.fetch_dataset(&m, "X", Variants::Default).unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(1), "{url}: {:?}", t.elapsed());
+        let msg = e.to_string();
+        assert!(msg.contains(url) && msg.contains("only http:// and https://"), "{msg}");
+        assert!(!msg.contains("retries"), "{msg}");
+    }
+}
+
+#[test]
+fn every_file_rebuilt_from_the_embedded_pieces_has_its_manifest_size() {
+    for (collection, dataset) in [("letor3", "OHSUMED"), ("letor4", "MQ2008")] {
+        let m = Manifest::builtin(collection).unwrap();
+        let v = m.dataset(dataset).unwrap().default_variant();
+        let pieces = ltr_data::embedded::Pieces::open(v).unwrap();
+        for f in v.files() {
+            let bytes = pieces.build(&f).unwrap().unwrap();
+            assert_eq!(Some(bytes.len() as u64), v.size_of(&f), "{collection}/{dataset}/{f}");
+        }
+    }
 }

@@ -276,6 +276,7 @@ impl Plan {
     /// Writes `plan.json`, `cells.jsonl` and the three engine files into `dir` (created),
     /// each atomically, and creates `dir/logs`.
     pub fn write(&self, dir: &Path, engines: &Engines) -> Result<Vec<PathBuf>> {
+        engines.check().map_err(|reason| plan_error(dir, reason))?;
         std::fs::create_dir_all(dir.join("logs")).map_err(|e| plan_error(dir, e))?;
         let mut header = serde_json::to_vec_pretty(&self.header).map_err(|e| plan_error(dir, e))?;
         header.push(b'\n');
@@ -308,11 +309,7 @@ impl Plan {
     pub fn load(dir: &Path) -> Result<Self> {
         let read = |name: &str| -> Result<String> {
             let path = dir.join(name);
-            let len = std::fs::metadata(&path).map_err(|e| plan_error(&path, e))?.len();
-            if len > MAX_PLAN_BYTES {
-                return Err(plan_error(&path, format!("{len} bytes (at most {MAX_PLAN_BYTES})")));
-            }
-            std::fs::read_to_string(&path).map_err(|e| plan_error(&path, e))
+            ltr_core::fs::read_bounded_to_string(&path, MAX_PLAN_BYTES).map_err(|e| plan_error(&path, e))
         };
         let header: PlanHeader =
             serde_json::from_str(&read("plan.json")?).map_err(|e| plan_error(&dir.join("plan.json"), e))?;
@@ -392,6 +389,30 @@ pub struct Engines {
 }
 
 impl Engines {
+    /// Whether the engine files can name these paths: any character but a control character
+    /// (a line break would end a `#SBATCH` line or a shell command), and no backslash in the
+    /// plan folder (Slurm reads a backslash in `--output` as "no `%A`/`%a` replacement", so
+    /// every task would log into one file).
+    fn check(&self) -> std::result::Result<(), String> {
+        let mut paths = vec![("the plan folder", &self.plan_dir), ("the result store", &self.results)];
+        paths.extend(self.data_dir.as_ref().map(|d| ("the data cache", d)));
+        paths.push(("the ltr executable", &self.program));
+        for (what, p) in paths {
+            if p.chars().any(char::is_control) {
+                return Err(format!(
+                    "{what} {p:?} has a control character, which the engine files cannot carry"
+                ));
+            }
+        }
+        if self.plan_dir.contains('\\') {
+            return Err(format!(
+                "the plan folder {:?} has a backslash, which turns off Slurm's %A/%a in log file names",
+                self.plan_dir
+            ));
+        }
+        Ok(())
+    }
+
     /// Tasks at once, at least 1 and at most the plan's tasks.
     fn at_once(&self, plan: &Plan) -> usize {
         self.parallel.clamp(1, plan.header.tasks.max(1))
@@ -418,13 +439,20 @@ pub fn time_limit_minutes(plan: &Plan, measured: impl Fn(&str) -> Option<f64>) -
     minutes as u64 + 10
 }
 
+/// Whether `s` is one word as it is, for a shell and for sbatch.
+fn plain_word(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b))
+}
+
 /// Quotes a value for a POSIX shell (single quotes).
 fn sh_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b)) {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+    if plain_word(s) { s.to_owned() } else { format!("'{}'", s.replace('\'', r"'\''")) }
+}
+
+/// Quotes a value for an `#SBATCH` line as sbatch reads it: words end at whitespace outside
+/// quotes, and inside double quotes a backslash takes the next character as it is.
+fn sbatch_quote(s: &str) -> String {
+    if plain_word(s) { s.to_owned() } else { format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")) }
 }
 
 /// Quotes a value for YAML (double quotes, JSON escaping is valid YAML).
@@ -448,25 +476,35 @@ pub fn slurm_sbatch(plan: &Plan, e: &Engines) -> String {
     let mut s = String::from("#!/bin/bash\n");
     s += &header_comment(plan, "Slurm job array");
     s += "# Submit with `sbatch slurm.sbatch` (resubmit only some tasks with `--array=LIST`).\n";
-    let _ = writeln!(s, "#SBATCH --job-name=ltr-{}", h.name);
+    let _ = writeln!(s, "#SBATCH --job-name={}", sbatch_quote(&format!("ltr-{}", h.name)));
     let _ = writeln!(s, "#SBATCH --array=0-{}%{}", h.tasks.saturating_sub(1), e.at_once(plan));
     let _ = writeln!(s, "#SBATCH --ntasks=1");
     let _ = writeln!(s, "#SBATCH --cpus-per-task={}", e.cpus_per_task.max(1));
     let _ = writeln!(s, "#SBATCH --time={}", slurm_time(e.time_limit_minutes));
-    let _ = writeln!(s, "#SBATCH --output={}/logs/slurm-%A_%a.out", e.plan_dir);
-    let _ = writeln!(s, "#SBATCH --error={}/logs/slurm-%A_%a.out", e.plan_dir);
+    // In a file name pattern `%` is Slurm's: `%%` is a plain one.
+    let log = sbatch_quote(&format!("{}/logs/slurm-%A_%a.out", e.plan_dir.replace('%', "%%")));
+    let _ = writeln!(s, "#SBATCH --output={log}");
+    let _ = writeln!(s, "#SBATCH --error={log}");
     s += "set -euo pipefail\n";
     let _ = writeln!(s, "export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{}}}\"", e.cpus_per_task.max(1));
+    s += &shell_paths(e);
+    s += "exec \"$ltr\" run-cell --plan \"$plan\" --task \"$SLURM_ARRAY_TASK_ID\" --results \"$results\"\n";
+    s
+}
+
+/// The shell lines of both scripts that set `plan`, `results` and `ltr` (the executable,
+/// `LTR_BIN` if set) and export `LTR_DATA_DIR` (the plan's data cache unless set), each path
+/// single-quoted: the shell expands nothing in it.
+fn shell_paths(e: &Engines) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "plan={}", sh_quote(&e.plan_dir));
+    let _ = writeln!(s, "results={}", sh_quote(&e.results));
+    let _ = writeln!(s, "ltr=${{LTR_BIN:-}}");
+    let _ = writeln!(s, "[ -n \"$ltr\" ] || ltr={}", sh_quote(&e.program));
     if let Some(d) = &e.data_dir {
-        let _ = writeln!(s, "export LTR_DATA_DIR=\"${{LTR_DATA_DIR:-{}}}\"", d.replace('"', "\\\""));
+        let _ = writeln!(s, "[ -n \"${{LTR_DATA_DIR:-}}\" ] || LTR_DATA_DIR={}", sh_quote(d));
+        s += "export LTR_DATA_DIR\n";
     }
-    let _ = writeln!(
-        s,
-        "exec \"${{LTR_BIN:-{}}}\" run-cell --plan {} --task \"$SLURM_ARRAY_TASK_ID\" --results {}",
-        e.program.replace('"', "\\\""),
-        sh_quote(&e.plan_dir),
-        sh_quote(&e.results)
-    );
     s
 }
 
@@ -538,20 +576,17 @@ pub fn parallel_sh(plan: &Plan, e: &Engines) -> String {
     s += "# `bash parallel.sh [PARALLEL OPTIONS]`; the job log lets a rerun resume (--resume),\n";
     s += "# add --resume-failed to rerun the tasks that failed.\n";
     s += "set -euo pipefail\n";
-    let _ = writeln!(s, "plan={}", sh_quote(&e.plan_dir));
     let _ = writeln!(s, "export RAYON_NUM_THREADS=\"${{RAYON_NUM_THREADS:-{}}}\"", e.cpus_per_task.max(1));
-    if let Some(d) = &e.data_dir {
-        let _ = writeln!(s, "export LTR_DATA_DIR=\"${{LTR_DATA_DIR:-{}}}\"", d.replace('"', "\\\""));
-    }
+    s += &shell_paths(e);
+    // GNU parallel joins a command's words with spaces and hands the line to a shell again;
+    // --quote makes it quote each word first, so paths with spaces or quotes stay whole.
     let _ = writeln!(
         s,
         "seq 0 {} | parallel --jobs \"${{LTR_JOBS:-{}}}\" --joblog \"$plan/logs/parallel.joblog\" --resume \\\n    \
          --env RAYON_NUM_THREADS --env LTR_DATA_DIR \"$@\" \\\n    \
-         \"${{LTR_BIN:-{}}}\" run-cell --plan \"$plan\" --task {{}} --results {}",
+         --quote \"$ltr\" run-cell --plan \"$plan\" --task {{}} --results \"$results\"",
         h.tasks.saturating_sub(1),
         e.at_once(plan),
-        e.program.replace('"', "\\\""),
-        sh_quote(&e.results)
     );
     s
 }
@@ -971,6 +1006,30 @@ mod tests {
         plan.cells[2].key = "f".repeat(64);
         let e = task_cells_here(&plan, 1, &spec, &data, &CodeHashes::builtin()).unwrap_err().to_string();
         assert!(e.contains("plan again"), "{e}");
+    }
+
+    #[test]
+    fn paths_the_engine_files_cannot_carry_are_refused_and_others_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let plan = plan_of(&spec(SPEC), &data, 3);
+        let out = dir.path().join("plan");
+        let cases = [
+            (Engines { results: "/shared/res\nults".into(), ..engines() }, "control character"),
+            (Engines { program: "/opt/l\rtr".into(), ..engines() }, "control character"),
+            (Engines { plan_dir: "/shared/pl\\an".into(), ..engines() }, "backslash"),
+        ];
+        for (e, why) in cases {
+            let err = plan.write(&out, &e).unwrap_err().to_string();
+            assert!(err.contains(why), "{err}");
+            assert!(!out.exists(), "{err}");
+        }
+        let odd = Engines { plan_dir: "/sh ared/'p' \"q\" $x %y".into(), ..engines() };
+        plan.write(&out, &odd).unwrap();
+        let sbatch = std::fs::read_to_string(out.join("slurm.sbatch")).unwrap();
+        let log = r#""/sh ared/'p' \"q\" $x %%y/logs/slurm-%A_%a.out""#;
+        assert!(sbatch.contains(&format!("#SBATCH --output={log}\n")), "{sbatch}");
+        assert!(sbatch.contains("plan='/sh ared/'\\''p'\\'' \"q\" $x %y'\n"), "{sbatch}");
     }
 
     #[test]

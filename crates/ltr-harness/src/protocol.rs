@@ -29,8 +29,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ltr_core::{BestCheckpoint, Checkpoint, Dataset, Rng, Validation, derive_seed};
-use ltr_data::folds::{locate, rotation, rotation_subsets};
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_data::folds::{locate, rotation, rotation_subsets, shared_query_ids};
+use ltr_data::reader::{ReadOptions, read_file_as_hashed};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_metrics::{Criterion, EvalConfig, Evaluation, evaluate_dataset};
 use rayon::prelude::*;
@@ -141,13 +141,14 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
 }
 
 /// Reads one file of a dataset as the protocol does: the dataset's width, missing-value token
-/// and clipping, carrying the spec's evaluation convention.
+/// and clipping, carrying the spec's evaluation convention. The bytes parsed are hashed in the
+/// same pass and must be the ones the file's recorded sha256 (part of every cell key) was
+/// taken from: a file changed since its dataset was resolved is refused.
 fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
     let opts = ReadOptions {
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
         clip: dataset.clip,
-        sha256: false,
         ..ReadOptions::default()
     };
     let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {
@@ -158,7 +159,7 @@ fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Re
         ),
     })?;
     let convention = Some(eval_config(spec, dataset).convention);
-    Ok(read_file(&path, &opts)?.dataset.with_convention(convention))
+    Ok(read_file_as_hashed(&path, &opts, &f.sha256)?.dataset.with_convention(convention))
 }
 
 /// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
@@ -168,7 +169,34 @@ pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Re
     let read = |f: &DataFile| read_split(spec, dataset, f);
     let (train, (vali, test)) =
         rayon::join(|| read(&files.train), || rayon::join(|| read(&files.vali), || read(&files.test)));
-    Ok(Splits { train: train?, vali: Arc::new(vali?), test: Arc::new(test?) })
+    let splits = Splits { train: train?, vali: Arc::new(vali?), test: Arc::new(test?) };
+    warn_shared_queries(dataset, fold, &splits);
+    Ok(splits)
+}
+
+/// Warns when a fold's test split shares query ids with its training or validation split
+/// (naming the first few): its numbers then measure queries the model has seen.
+fn warn_shared_queries(dataset: &DatasetInput, fold: u32, splits: &Splits) {
+    const SHOWN: usize = 5;
+    for (other, what, seen) in
+        [(&splits.train, "training", "trained"), (splits.vali.as_ref(), "validation", "selected")]
+    {
+        let shared = shared_query_ids(&splits.test, other);
+        if shared.is_empty() {
+            continue;
+        }
+        let mut list = shared.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+        if shared.len() > SHOWN {
+            list += &format!(" and {} more", shared.len() - SHOWN);
+        }
+        log::warn!(
+            "{} fold {fold}: the test split shares {} query {} with the {what} split ({list}); its \
+             numbers measure queries the model was {seen} on",
+            dataset.name,
+            shared.len(),
+            if shared.len() == 1 { "id" } else { "ids" },
+        );
+    }
 }
 
 /// The subsets S1..Sn of a dataset whose folds are their LETOR rotation

@@ -46,6 +46,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{HarnessError, Result};
 use crate::registry::{AlgoConfig, default_validation_metric};
 
+/// The largest spec file read (16 MiB; grids are lists of values, so a spec of any size of
+/// run is a few kilobytes).
+pub const MAX_SPEC_BYTES: u64 = 16 << 20;
+
 /// Spec files shipped in `experiments/`, compiled in.
 pub const BUILTIN: [(&str, &str); 5] = [
     ("letor3", include_str!("../../../experiments/letor3.toml")),
@@ -212,7 +216,7 @@ impl ExperimentSpec {
 
     /// Loads a spec file under `limits`.
     pub fn load_with(path: &Path, limits: &SpecLimits) -> Result<Self> {
-        let text = std::fs::read_to_string(path)
+        let text = ltr_core::fs::read_bounded_to_string(path, MAX_SPEC_BYTES)
             .map_err(|e| HarnessError::Spec { file: path.to_owned(), reason: e.to_string() })?;
         Self::parse_with(&text, path, limits)
     }

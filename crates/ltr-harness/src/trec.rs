@@ -26,10 +26,12 @@ use ltr_core::{Dataset, Grade};
 use crate::error::{HarnessError, Result};
 
 /// The TREC name of every document of `data`, in file order: its `#docid` when every
-/// document has one, else its position counting from 1.
+/// document has one, else its position counting from 1. Every query id and name is checked
+/// to be one TREC field ([`ltr_data::reader::id_flaw`]).
 ///
 /// # Errors
-/// Two documents of one query with the same name (`source` names the data in the error).
+/// Two documents of one query with the same name, or a query id or name holding a control or
+/// whitespace character (`source` names the data in the error).
 pub fn doc_names(data: &Dataset, source: &str) -> Result<Vec<String>> {
     let names: Vec<String> = match data.doc_ids() {
         Some(ids) if ids.iter().all(|d| !d.is_empty()) => ids.to_vec(),
@@ -41,10 +43,22 @@ pub fn doc_names(data: &Dataset, source: &str) -> Result<Vec<String>> {
         }
         None => (1..=data.n_docs()).map(|i| i.to_string()).collect(),
     };
+    let one_field = |what: &str, id: &str| match ltr_data::reader::id_flaw(id) {
+        Some(ch) => Err(trec_error(
+            source,
+            None,
+            format!(
+                "{what} {id:?} holds {ch:?}, a control or whitespace character: it would split the TREC line"
+            ),
+        )),
+        None => Ok(()),
+    };
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for q in data.queries() {
+        one_field("query id", q.qid)?;
         seen.clear();
         for i in q.range() {
+            one_field("document id", &names[i])?;
             if let Some(first) = seen.insert(&names[i], i) {
                 return Err(trec_error(
                     source,

@@ -368,6 +368,10 @@ mod tests {
         assert_eq!(l3.precision[3], 0.0);
         assert_eq!(l4.precision[3], 2.0 / 4.0);
         assert_eq!(l4.precision[9], 2.0 / 10.0);
+        // As trec_eval's P.k: the missing places count as not relevant.
+        let st = ranked(&[1, 0, 1], &cfg(Convention::Standard));
+        assert_eq!(st.precision[3], 2.0 / 4.0);
+        assert_eq!(st.precision[9], 2.0 / 10.0);
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub struct MeanRow {
     pub metrics: MetricValues,
 }
 
+/// The largest baseline or report JSON read (1 GiB, far above any report: the shipped ones
+/// are about 200 KB).
+pub const MAX_MEANS_FILE_BYTES: u64 = 1 << 30;
+
 /// The part of a report or baseline file that `ltr check` reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeansFile {
@@ -38,9 +42,11 @@ pub struct MeansFile {
 }
 
 impl MeansFile {
-    /// Reads the `name`, `conventions` and `means` of a JSON file (other keys are ignored).
+    /// Reads the `name`, `conventions` and `means` of a JSON file (other keys are ignored), a
+    /// regular file of at most [`MAX_MEANS_FILE_BYTES`].
     pub fn load(path: &Path) -> Result<Self, ReportError> {
-        let bytes = std::fs::read(path).map_err(|e| ReportError::io(path, e))?;
+        let bytes =
+            ltr_core::fs::read_bounded(path, MAX_MEANS_FILE_BYTES).map_err(|e| ReportError::io(path, e))?;
         serde_json::from_slice(&bytes).map_err(|e| ReportError::io(path, e))
     }
 }

@@ -10,6 +10,10 @@ use crate::{MetricValues, ReportError};
 /// The shipped reference file, compiled in.
 pub const BUILTIN: &str = include_str!("../../../reports/published/letor.toml");
 
+/// The largest reference-numbers file read (64 MiB, far above the shipped one's few
+/// kilobytes).
+pub const MAX_PUBLISHED_BYTES: u64 = 64 << 20;
+
 /// A source of published numbers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -57,7 +61,8 @@ impl Published {
 
     /// Loads a reference file.
     pub fn load(path: &Path) -> Result<Self, ReportError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ReportError::io(path, e))?;
+        let text = ltr_core::fs::read_bounded_to_string(path, MAX_PUBLISHED_BYTES)
+            .map_err(|e| ReportError::io(path, e))?;
         Self::parse(&text, path)
     }
 

@@ -21,6 +21,47 @@ fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
     t.to_string() + "\n"
 }
 
+/// `s` as literal markdown text, safe in a table cell and in running text: what the CSV
+/// carries, the markdown shows. Every character markdown could read as syntax is
+/// backslash-escaped (`|` would end the cell, `\` would escape what follows, and `*` `_`
+/// `` ` `` `[` `]` `<` `>` `~` `&` `$` would start emphasis, code, a link, HTML,
+/// strikethrough, an entity or math), and a line break is `<br>` (a raw one would end the
+/// table row).
+pub fn escape_markdown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                out.push_str("<br>");
+            }
+            '\n' => out.push_str("<br>"),
+            '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '~' | '&' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as inline code (a file path), unless it holds a character a code span cannot show
+/// as it is inside a table (a backtick, `|`, a backslash, a line break): then as escaped text.
+fn code(s: &str) -> String {
+    if s.contains(['`', '|', '\\']) || s.chars().any(char::is_control) {
+        escape_markdown(s)
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// Escaped names joined with `, `.
+fn escaped_list<S: AsRef<str>>(names: &[S]) -> String {
+    names.iter().map(|n| escape_markdown(n.as_ref())).collect::<Vec<_>>().join(", ")
+}
+
 /// A metric's column header (`NDCG@10`, `P@3`, `MAP`).
 pub(crate) fn header_label(metric: Metric) -> String {
     match metric {
@@ -53,7 +94,7 @@ pub fn describe(convention: Convention) -> &'static str {
             "MSLR script: as letor4 with grades 0-4 (gains 0, 1, 3, 7, 15) and relevant = grade >= 2"
         }
         Convention::Standard => {
-            "standard: gain 2^l-1, discount 1/log2(r+1), k cut at the list length; queries without relevant documents score 1"
+            "standard: gain 2^l-1, discount 1/log2(r+1); NDCG@k past a query's end is its NDCG over the whole list, P@k past it divides by k (as trec_eval); queries without relevant documents score 1"
         }
     }
 }
@@ -82,7 +123,15 @@ pub(crate) fn markdown(
             input
                 .missing
                 .iter()
-                .map(|c| format!("{} fold {} {} ({})", c.dataset, c.fold, c.algorithm, c.reason))
+                .map(|c| {
+                    format!(
+                        "{} fold {} {} ({})",
+                        escape_markdown(&c.dataset),
+                        c.fold,
+                        escape_markdown(&c.algorithm),
+                        escape_markdown(&c.reason)
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join("; ")
         );
@@ -108,7 +157,10 @@ pub(crate) fn markdown(
         });
     let mut head: Vec<Vec<String>> = Vec::new();
     for (c, ds) in conventions.values() {
-        head.push(vec![format!("Metric convention ({})", ds.join(", ")), format!("`{c}`: {}", describe(*c))]);
+        head.push(vec![
+            format!("Metric convention ({})", escaped_list(ds)),
+            format!("`{c}`: {}", describe(*c)),
+        ]);
     }
     let mut selection: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for a in &spec.algorithms {
@@ -118,7 +170,11 @@ pub(crate) fn markdown(
         "Model selection".into(),
         format!(
             "{} on the validation split; the test split takes part in no decision",
-            selection.iter().map(|(m, l)| format!("{m} ({})", l.join(", "))).collect::<Vec<_>>().join("; ")
+            selection
+                .iter()
+                .map(|(m, l)| format!("{m} ({})", escaped_list(l)))
+                .collect::<Vec<_>>()
+                .join("; ")
         ),
     ]);
     head.push(vec!["Master seed".into(), spec.seed.to_string()]);
@@ -143,7 +199,7 @@ pub(crate) fn markdown(
                     x.folds.iter().flat_map(|f| [&f.train.sha256, &f.vali.sha256, &f.test.sha256]),
                 );
                 head.push(vec![
-                    format!("Dataset {}", x.name),
+                    format!("Dataset {}", escape_markdown(&x.name)),
                     format!(
                         "{} variant, {} fold files; sha256 of their sha256s: `{}` (each file below)",
                         x.variant,
@@ -153,19 +209,30 @@ pub(crate) fn markdown(
                 ]);
             }
             DatasetStatus::Unavailable { name, reason } => {
-                head.push(vec![format!("Dataset {name}"), format!("**unavailable**: {reason}")]);
+                head.push(vec![
+                    format!("Dataset {}", escape_markdown(name)),
+                    format!("**unavailable**: {}", escape_markdown(reason)),
+                ]);
             }
         }
     }
     for name in &input.not_run {
         head.push(vec![
-            format!("Dataset {name}"),
+            format!("Dataset {}", escape_markdown(name)),
             "**not run**: not part of the last `ltr run` (left out with `--datasets`)".into(),
         ]);
     }
     if !input.run.failed.is_empty() {
         for f in &input.run.failed {
-            head.push(vec![format!("Failed: {} fold {} {}", f.dataset, f.fold, f.label), f.error.clone()]);
+            head.push(vec![
+                format!(
+                    "Failed: {} fold {} {}",
+                    escape_markdown(&f.dataset),
+                    f.fold,
+                    escape_markdown(&f.label)
+                ),
+                escape_markdown(&f.error),
+            ]);
         }
     }
     md += &table(vec!["".into(), "".into()], head);
@@ -202,11 +269,15 @@ pub(crate) fn markdown(
         };
         rows.push(vec![
             info.family.to_string(),
-            if a.label == info.id { info.name.to_owned() } else { format!("{} (`{}`)", info.name, a.label) },
+            if a.label == info.id {
+                info.name.to_owned()
+            } else {
+                format!("{} ({})", info.name, escape_markdown(&a.label))
+            },
             info.year.to_string(),
             info.loss.to_string(),
             info.optimizer.to_owned(),
-            if datasets.is_empty() { "-".into() } else { datasets.join(", ") },
+            if datasets.is_empty() { "-".into() } else { escaped_list(&datasets) },
             compared,
         ]);
     }
@@ -249,7 +320,7 @@ pub(crate) fn markdown(
             .filter_map(|e| {
                 let n = input.expected_folds(d, &e.label);
                 (n > 0).then(|| {
-                    let mut r = vec![e.label.clone()];
+                    let mut r = vec![escape_markdown(&e.label)];
                     r.extend(METRICS.map(|_| format!("- (0/{n} folds)")));
                     r.push("-".into());
                     r
@@ -260,7 +331,7 @@ pub(crate) fn markdown(
             .iter()
             .map(|a| {
                 let marker = folds_marker(input, a);
-                let mut r = vec![a.algorithm.clone()];
+                let mut r = vec![escape_markdown(&a.algorithm)];
                 r.extend((0..METRICS.len()).map(|j| {
                     let marks = sig.map(|s| s.marks(d, &a.algorithm, METRICS[j])).unwrap_or_default();
                     format!("{}{marks} ± {}{marker}", fmt4(a.mean[j]), fmt4(a.std[j]))
@@ -280,7 +351,8 @@ pub(crate) fn markdown(
                 r
             })
             .collect();
-        let position = |r: &Vec<String>| spec.algorithms.iter().position(|e| e.label == r[0]);
+        let position =
+            |r: &Vec<String>| spec.algorithms.iter().position(|e| escape_markdown(&e.label) == r[0]);
         rows.extend(rows_run);
         rows.sort_by_key(position);
         md += &table(header, rows);
@@ -316,7 +388,7 @@ pub(crate) fn markdown(
                 if fold_cells.is_empty() {
                     continue;
                 }
-                let mut r = vec![d.clone(), a.label.clone()];
+                let mut r = vec![escape_markdown(d), escape_markdown(&a.label)];
                 for f in &spec.folds {
                     r.push(match fold_cells.iter().find(|c| c.fold == *f) {
                         Some(c) => {
@@ -326,7 +398,9 @@ pub(crate) fn markdown(
                                 let params = g.map(|g| g.config.params_json()).unwrap_or_default();
                                 let shown: Vec<String> = varied
                                     .iter()
-                                    .filter_map(|k| params.get(k).map(|v| format!("{k}={v}")))
+                                    .filter_map(|k| {
+                                        params.get(k).map(|v| format!("{k}={}", escape_markdown(&v.to_string())))
+                                    })
                                     .collect();
                                 if shown.is_empty() { "-".into() } else { shown.join(", ") }
                             };
@@ -367,8 +441,8 @@ pub(crate) fn markdown(
             .iter()
             .map(|c| {
                 let mut r = vec![
-                    c.dataset.clone(),
-                    c.label.clone(),
+                    escape_markdown(&c.dataset),
+                    escape_markdown(&c.label),
                     c.fold.to_string(),
                     format!("`{}`", &c.key[..12]),
                 ];
@@ -387,7 +461,7 @@ pub(crate) fn markdown(
         if let DatasetStatus::Available(x) = d {
             for f in &x.folds {
                 for file in [&f.train, &f.vali, &f.test] {
-                    rows.push(vec![format!("`{}`", file.rel), format!("`{}`", file.sha256)]);
+                    rows.push(vec![code(&file.rel), format!("`{}`", file.sha256)]);
                 }
             }
         }
@@ -408,7 +482,7 @@ fn top_features_table(input: &ReportInput, d: &str) -> String {
         .map(|r| {
             let list: Vec<String> =
                 r.features.iter().map(|f| format!("{} ({:.1}%)", f.feature, 100.0 * f.share)).collect();
-            vec![r.algorithm.clone(), r.kind.clone(), list.join(", "), r.folds.to_string()]
+            vec![escape_markdown(&r.algorithm), r.kind.clone(), list.join(", "), r.folds.to_string()]
         })
         .collect();
     if rows.is_empty() {
@@ -433,7 +507,7 @@ fn model_stats_table(input: &ReportInput, d: &str) -> String {
                 other => (other, 4),
             };
             vec![
-                r.algorithm,
+                escape_markdown(&r.algorithm),
                 what.to_owned(),
                 format!("{:.digits$} ± {:.digits$}", r.mean, r.std),
                 r.folds.to_string(),
@@ -485,7 +559,7 @@ fn published_table(input: &ReportInput, d: &str, here: &[&Aggregate]) -> Option<
             rows.push(r);
         }
         for a in ours {
-            let mut r = vec![name.clone(), a.algorithm.clone()];
+            let mut r = vec![name.clone(), escape_markdown(&a.algorithm)];
             for m in PUBLISHED_METRICS {
                 let ours = a.mean_of(m);
                 let marker = folds_marker(input, a);

@@ -426,9 +426,10 @@ impl Significance {
         let (Some(order), Some(base)) = (self.order.get(dataset), self.baselines.get(dataset)) else {
             return String::new();
         };
+        let esc = crate::render::escape_markdown;
         let legend: Vec<String> =
-            order.iter().enumerate().map(|(i, a)| format!("{} = {a}", letter(i))).collect();
-        let mut md = format!("Letters: {}. Baseline: {base}.\n\n", legend.join(", "));
+            order.iter().enumerate().map(|(i, a)| format!("{} = {}", letter(i), esc(a))).collect();
+        let mut md = format!("Letters: {}. Baseline: {}.\n\n", legend.join(", "), esc(base));
         let mut header = vec!["Algorithm".to_owned()];
         for m in metrics {
             header.push(format!("Δ {} [95% CI]", crate::render::header_label(*m)));
@@ -438,7 +439,7 @@ impl Significance {
         let mut b = tabled::builder::Builder::default();
         b.push_record(header);
         for a in order.iter().filter(|a| *a != base) {
-            let mut r = vec![a.clone()];
+            let mut r = vec![esc(a)];
             for m in metrics {
                 let name = m.to_string();
                 match self
@@ -458,7 +459,7 @@ impl Significance {
         }
         let mut t = b.build();
         t.with(tabled::settings::Style::markdown());
-        md += &format!("Against the baseline ({base}), per test query:\n\n{t}\n\n");
+        md += &format!("Against the baseline ({}), per test query:\n\n{t}\n\n", esc(base));
         md
     }
 }

@@ -23,13 +23,19 @@
 //!
 //! Everything comes from the seed through the pinned ChaCha8 stream ([`ltr_core::Rng`]), in
 //! one sequential pass: the same shape, query count and seed give the same bytes. Files are
-//! written through large buffers to a temporary name, flushed and renamed into place.
+//! written through large buffers with the workspace's atomic writer
+//! ([`ltr_core::fs::AtomicFile`]: a unique temporary name beside each file, `fsync`, rename),
+//! all renamed into place once every one is complete, so a failed run (a full disk) leaves
+//! neither partial nor temporary files. Runs into one folder take turns (an advisory lock on
+//! the folder), so concurrent runs leave the folder as one complete run, never a mix of two
+//! seeds; temporary files of a run that was killed are removed by the next run.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use ltr_core::Rng;
+use ltr_core::fs::AtomicFile;
 use ltr_data::folds::rotation;
 use ltr_data::manifest::Split;
 
@@ -331,9 +337,7 @@ fn push_int(out: &mut Vec<u8>, mut n: u64) {
 /// An output file being written: to a temporary name, renamed when complete.
 struct Out {
     rel: String,
-    tmp: PathBuf,
-    path: PathBuf,
-    w: BufWriter<File>,
+    w: BufWriter<AtomicFile>,
     rows: usize,
     queries: usize,
 }
@@ -341,22 +345,43 @@ struct Out {
 impl Out {
     fn create(dir: &Path, rel: String) -> Result<Self, SynthError> {
         let path = dir.join(&rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|source| SynthError::Io { path: parent.to_owned(), source })?;
-        }
-        let tmp = path.with_extension("txt.tmp");
-        let f = File::create(&tmp).map_err(|source| SynthError::Io { path: tmp.clone(), source })?;
-        Ok(Self { rel, tmp, path, w: BufWriter::with_capacity(4 << 20, f), rows: 0, queries: 0 })
+        let f = AtomicFile::create(&path).map_err(|source| SynthError::Io { path, source })?;
+        Ok(Self { rel, w: BufWriter::with_capacity(4 << 20, f), rows: 0, queries: 0 })
     }
 
-    fn finish(self) -> Result<WrittenFile, SynthError> {
-        let io = |source| SynthError::Io { path: self.tmp.clone(), source };
-        let f = self.w.into_inner().map_err(|e| io(e.into_error()))?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&self.tmp, &self.path)
-            .map_err(|source| SynthError::Io { path: self.path.clone(), source })?;
-        Ok(WrittenFile { rel: self.rel, rows: self.rows, queries: self.queries })
+    fn io(&self, source: std::io::Error) -> SynthError {
+        SynthError::Io { path: self.w.get_ref().path().to_owned(), source }
+    }
+
+    /// Writes the buffered rest and syncs it to the disk; the file is still under its
+    /// temporary name.
+    fn flush(mut self) -> Result<(String, AtomicFile, usize, usize), SynthError> {
+        self.w.flush().map_err(|e| self.io(e))?;
+        let Self { rel, w, rows, queries } = self;
+        let path = w.get_ref().path().to_owned();
+        let mut f =
+            w.into_inner().map_err(|e| SynthError::Io { path: path.clone(), source: e.into_error() })?;
+        f.sync_all().map_err(|source| SynthError::Io { path, source })?;
+        Ok((rel, f, rows, queries))
+    }
+}
+
+/// Holds the output folder until dropped, so that a second run into the same folder waits
+/// and the folder ends as one run's files. An advisory lock on the folder itself: it leaves
+/// no file behind and ends with the process, even a killed one. Where the platform or file
+/// system has no such lock the run goes on without it (each file is still whole).
+fn hold_folder(dir: &Path) -> Option<File> {
+    let folder = File::open(dir).ok()?;
+    match folder.try_lock() {
+        Ok(()) => Some(folder),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            log::info!("{}: waiting for another run writing into it", dir.display());
+            folder.lock().ok().map(|()| folder)
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            log::debug!("{}: no folder lock ({e})", dir.display());
+            None
+        }
     }
 }
 
@@ -406,6 +431,8 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
             vec![a, b, n_queries]
         }
     };
+    std::fs::create_dir_all(out).map_err(|source| SynthError::Io { path: out.to_owned(), source })?;
+    let _held = hold_folder(out);
     let n_slots = part_files.iter().flatten().map(|(slot, _)| slot + 1).max().unwrap_or(0);
     let mut outs: Vec<[Option<Out>; 3]> = (0..n_slots).map(|_| [None, None, None]).collect();
     for (slot, s) in part_files.iter().flatten() {
@@ -419,6 +446,21 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
         let i = Split::ALL.iter().position(|x| x == s).unwrap_or(0);
         if outs[*slot][i].is_none() {
             outs[*slot][i] = Some(Out::create(out, rel)?);
+        }
+    }
+    // Temporary files of runs that were killed, now that this run holds the folder.
+    let mut folders: Vec<PathBuf> = outs
+        .iter()
+        .flatten()
+        .flatten()
+        .filter_map(|o| o.w.get_ref().path().parent().map(Path::to_owned))
+        .collect();
+    folders.dedup();
+    for d in &folders {
+        match ltr_core::fs::remove_stale_temp_files(d) {
+            Ok(0) => {}
+            Ok(n) => log::info!("{}: removed {n} temporary files of an interrupted run", d.display()),
+            Err(e) => log::warn!("{}: {e}", d.display()),
         }
     }
 
@@ -482,17 +524,27 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
             for (slot, s) in &part_files[part] {
                 let i = Split::ALL.iter().position(|x| x == s).unwrap_or(0);
                 if let Some(o) = outs[*slot][i].as_mut() {
-                    o.w.write_all(&line).map_err(|source| SynthError::Io { path: o.tmp.clone(), source })?;
+                    if let Err(e) = o.w.write_all(&line) {
+                        return Err(o.io(e));
+                    }
                     o.rows += 1;
                 }
             }
         }
     }
-    let mut files = Vec::new();
+    // Every file written and synced before any is renamed into place: a write that fails
+    // (a full disk) leaves the folder as it was.
+    let mut complete = Vec::new();
     for slot in outs {
         for o in slot.into_iter().flatten() {
-            files.push(o.finish()?);
+            complete.push(o.flush()?);
         }
+    }
+    let mut files = Vec::new();
+    for (rel, f, rows, queries) in complete {
+        let path = f.path().to_owned();
+        f.commit().map_err(|source| SynthError::Io { path, source })?;
+        files.push(WrittenFile { rel, rows, queries });
     }
     log::info!("{}: {} queries, {documents} documents, {} files", shape.name, n_queries, files.len());
     Ok(SynthReport { files, features: shape.features, documents, queries: n_queries })

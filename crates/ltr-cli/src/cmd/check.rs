@@ -72,8 +72,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         b.push_record(["dataset", "algorithm", "metric", "baseline", "run", "difference"]);
         for m in &outcome.moved {
             b.push_record([
-                m.dataset.clone(),
-                m.algorithm.clone(),
+                ltr_report::escape_markdown(&m.dataset),
+                ltr_report::escape_markdown(&m.algorithm),
                 m.metric.to_string(),
                 format!("{:.4}", m.baseline),
                 format!("{:.4}", m.current),

@@ -41,6 +41,17 @@ pub struct DataArgs {
     #[arg(long, env = "LTR_SPEED_WINDOW", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub speed_window: u64,
+    /// Seconds a download may wait for an answer or for data before the attempt is retried
+    /// (1 to 3600); a download with nothing received for 45 s over all its attempts is given
+    /// up.
+    #[arg(long, env = "LTR_TIMEOUT", default_value_t = 20,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
+    /// The most seconds one download from one address may take, retries included, however
+    /// fast it goes (1 to 604800); what arrived is kept and resumed by the next run.
+    #[arg(long, env = "LTR_MAX_TIME", default_value_t = 14_400,
+          value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub max_time: u64,
 }
 
 impl DataArgs {
@@ -54,6 +65,8 @@ impl DataArgs {
         let mut opts = FetchOptions::new(data_dir);
         opts.min_speed = self.min_speed;
         opts.speed_window = std::time::Duration::from_secs(self.speed_window);
+        opts.timeout = std::time::Duration::from_secs(self.timeout);
+        opts.max_time = std::time::Duration::from_secs(self.max_time);
         if let Some(m) = self.mirror.as_ref().filter(|m| !m.trim().is_empty()) {
             opts.mirror = Some(m.parse::<Mirror>().map_err(|e| anyhow::anyhow!("--mirror {m}: {e}"))?);
         }

@@ -66,7 +66,8 @@ fn spec_text(spec: &str) -> anyhow::Result<String> {
     let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
     for p in [path, local.as_path()] {
         if p.is_file() {
-            return std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()));
+            return ltr_core::fs::read_bounded_to_string(p, ltr_harness::spec::MAX_SPEC_BYTES)
+                .with_context(|| format!("reading {}", p.display()));
         }
     }
     BUILTIN

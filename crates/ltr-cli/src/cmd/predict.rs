@@ -52,6 +52,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(name) = &args.run_name {
         ltr_harness::trec::check_run_name(name)?;
     }
+    refuse_overwriting_inputs(
+        ("--scores", &args.scores),
+        &[("--data", &args.data), ("--model", &args.model)],
+    )?;
     let file = read_model(&args.model)?;
     let t = Instant::now();
     let data = read_of_width(&args.data, file.n_features, args.allow_width_mismatch, "the model")?;
@@ -80,17 +84,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses an output path that names one of the inputs (`(flag, path)` pairs), under any
+/// spelling: `--scores t.txt` for `--data t.txt` would replace the data with its scores.
+/// Files are the same when they have one identity (device and inode, so a hard link or a
+/// respelled path counts), else one canonical path; an output that does not exist yet is no
+/// input.
+pub(crate) fn refuse_overwriting_inputs(
+    output: (&str, &Path),
+    inputs: &[(&str, &Path)],
+) -> anyhow::Result<()> {
+    let (flag, path) = output;
+    if let Some((input, _)) = inputs.iter().find(|(_, p)| same_file(path, p)) {
+        bail!("{flag} {}: that is the {input} file; refusing to write over an input", path.display());
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are one existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        }
+    }
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
 /// The largest model file read (1 GiB): far above the largest model the registry's parameter
-/// ranges allow, small enough to refuse a wrong file before reading it into memory.
+/// ranges allow, small enough to refuse a wrong file before it fills the memory.
 const MAX_MODEL_BYTES: u64 = 1 << 30;
 
 /// Reads and checks a model file ([`ModelFile::from_json`]).
 pub(crate) fn read_model(path: &Path) -> anyhow::Result<ModelFile> {
-    let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
-    if size > MAX_MODEL_BYTES {
-        bail!("{}: {size} bytes, more than a model file can be ({MAX_MODEL_BYTES})", path.display());
-    }
-    let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = ltr_core::fs::read_bounded(path, MAX_MODEL_BYTES)
+        .with_context(|| format!("reading {}", path.display()))?;
     ModelFile::from_json(&text).with_context(|| format!("{} is not a usable ltr model file", path.display()))
 }
 

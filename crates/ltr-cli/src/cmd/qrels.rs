@@ -19,6 +19,12 @@ pub struct Args {
 
 /// Runs `ltr qrels`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(out) = &args.out {
+        crate::cmd::predict::refuse_overwriting_inputs(
+            ("--out", out),
+            &[("FEATURE_FILE", &args.feature_file)],
+        )?;
+    }
     let source = args.feature_file.display().to_string();
     let data = read_file(&args.feature_file, &ReadOptions::default())
         .with_context(|| format!("reading feature file {source}"))?

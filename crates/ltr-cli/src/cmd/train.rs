@@ -11,7 +11,7 @@ use ltr_harness::ModelFile;
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
 
-use crate::cmd::predict::read_of_width;
+use crate::cmd::predict::{read_of_width, refuse_overwriting_inputs};
 
 /// Arguments of `ltr train`.
 #[derive(Debug, clap::Args)]
@@ -57,6 +57,9 @@ fn algorithm_help() -> String {
 /// Runs `ltr train`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = AlgoConfig::from_settings(&args.algorithm, &args.settings)?;
+    let mut inputs = vec![("--train", args.train.as_path())];
+    inputs.extend(args.vali.as_deref().map(|v| ("--vali", v)));
+    refuse_overwriting_inputs(("--model", &args.model), &inputs)?;
     let t = Instant::now();
     let opts = ReadOptions { n_features: args.features, ..Default::default() };
     let train = read_file(&args.train, &opts)

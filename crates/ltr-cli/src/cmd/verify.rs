@@ -95,8 +95,15 @@ fn verify_results(path: &Path) -> anyhow::Result<bool> {
 /// Returns whether nothing is damaged or missing (files without a known hash are listed
 /// but are not a failure).
 fn verify_data(args: &Args) -> anyhow::Result<bool> {
-    let opts = DataArgs { mirror: None, data_dir: args.data_dir.clone(), min_speed: 0, speed_window: 60 }
-        .fetch_options()?;
+    let opts = DataArgs {
+        mirror: None,
+        data_dir: args.data_dir.clone(),
+        min_speed: 0,
+        speed_window: 60,
+        timeout: 20,
+        max_time: 14_400,
+    }
+    .fetch_options()?;
     let cache = DataCache::new(&opts.data_dir);
     let manifests = BUILTIN.iter().map(|(name, _)| Manifest::builtin(name)).collect::<Result<Vec<_>, _>>()?;
     let findings = cache.verify_all(&manifests)?;
