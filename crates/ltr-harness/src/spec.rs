@@ -493,7 +493,10 @@ fn parse_datasets(
 impl ExperimentSpec {
     /// The spec of `ltr run --data PATH`: one dataset given by path, named after the folder
     /// or file, with the algorithms (and their grids) of `defaults` and its selection
-    /// metrics, every fold, and `seed`.
+    /// metrics, every fold, and `seed`. The spec (so its result store and report) is named
+    /// `<stem>-<hash>`: the dataset's name and the first [`DATA_HASH_LEN`] hex digits of the
+    /// sha256 of the resolved (absolute, symlinks followed) path, so inputs that share a stem
+    /// never share a report.
     pub fn for_data(path: &Path, seed: u64, defaults: &ExperimentSpec) -> Result<Self> {
         let file_name = path
             .file_name()
@@ -506,10 +509,18 @@ impl ExperimentSpec {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
             .collect();
-        let name = if name.is_empty() || name.starts_with('.') { format!("data{name}") } else { name };
+        let mut name = if name.is_empty() || name.starts_with('.') { format!("data{name}") } else { name };
+        // The run (its store and report) is named by the input too, not by its stem alone:
+        // `exp1/data.txt` and `exp2/data.txt`, or `a b.txt` and `a_b.txt`, are other runs.
+        let resolved = std::fs::canonicalize(path)
+            .or_else(|_| std::path::absolute(path))
+            .unwrap_or_else(|_| path.to_owned());
+        let hash = crate::code::sha256_hex(resolved.as_os_str().as_encoded_bytes());
+        name.truncate(MAX_NAME_LEN - DATA_HASH_LEN - 1);
+        let run_name = format!("{name}-{}", &hash[..DATA_HASH_LEN]);
         Ok(Self {
             source: path.display().to_string(),
-            name: name.clone(),
+            name: run_name,
             collection: String::new(),
             datasets: vec![name.clone()],
             paths: vec![PathDataset {
@@ -539,6 +550,9 @@ impl ExperimentSpec {
 
 /// The longest spec name accepted (it names a folder and report files).
 pub const MAX_NAME_LEN: usize = 100;
+
+/// Hex digits of the path hash in the name of a `--data` run ([`ExperimentSpec::for_data`]).
+pub const DATA_HASH_LEN: usize = 8;
 
 /// Checks a spec name: it becomes the folder `<results>/<name>` and the files
 /// `<out>/<name>.md|json|csv`, so it must be one plain path component: ASCII letters,
