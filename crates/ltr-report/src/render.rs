@@ -399,7 +399,9 @@ pub(crate) fn markdown(
                                 let shown: Vec<String> = varied
                                     .iter()
                                     .filter_map(|k| {
-                                        params.get(k).map(|v| format!("{k}={}", escape_markdown(&v.to_string())))
+                                        params
+                                            .get(k)
+                                            .map(|v| format!("{k}={}", escape_markdown(&v.to_string())))
                                     })
                                     .collect();
                                 if shown.is_empty() { "-".into() } else { shown.join(", ") }
