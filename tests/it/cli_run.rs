@@ -104,6 +104,9 @@ fn seed_on_the_command_line_overrides_the_spec_seed() {
     let (a, b) = (run_json("a"), run_json("b"));
     assert_eq!((a["seed"].as_u64(), b["seed"].as_u64()), (Some(1), Some(7)));
     assert_ne!(a["cells"], b["cells"], "the seed is part of every cell key");
+    // Without it the report looks for the spec's seed's cells, and says which seed ran.
+    let out = env.ltr(&["report", spec, "--results", "b", "--out", "rep"], None);
+    assert!(errors(&out).len() == 1 && text(&out).contains("`--seed 7`"), "{}", text(&out));
     ok(&env.ltr(&["report", spec, "--seed", "7", "--results", "b", "--out", "rep"], None));
     let md = std::fs::read_to_string(env.path("rep/seeded.md")).unwrap();
     assert_eq!(row(&md, &["Master seed"]).map(|r| r[2].clone()).as_deref(), Some("7"), "{md}");

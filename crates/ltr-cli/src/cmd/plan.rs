@@ -97,6 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         verify_data: false,
         manifest: args.manifest.clone(),
         max_cells: args.max_cells,
+        seed: None,
         data: args.data.clone(),
     };
     let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), &run_args)?;

@@ -41,6 +41,11 @@ pub struct RunArgs {
     /// over it is refused before anything runs.
     #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
     pub max_cells: u64,
+    /// Master seed, in place of the spec's `seed` (every cell key holds the seed, so another
+    /// seed computes other cells; `ltr report --seed` reports them). With --data: default 1,
+    /// also the seed of the split of a single file.
+    #[arg(long)]
+    pub seed: Option<u64>,
     #[command(flatten)]
     pub data: DataArgs,
 }
@@ -50,7 +55,10 @@ impl RunArgs {
     /// the datasets and runs every cell.
     pub fn execute(&self, spec: &str) -> anyhow::Result<(Pipeline, RunRecord)> {
         let limits = SpecLimits { max_cells: self.max_cells };
-        let spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms, &limits)?;
+        let mut spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms, &limits)?;
+        if let Some(seed) = self.seed {
+            spec.seed = seed;
+        }
         let pipeline = Pipeline::from_spec(spec, self.manifest.as_deref())?;
         let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), self)?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
@@ -72,9 +80,6 @@ pub struct Args {
     /// result store.
     #[arg(long)]
     data: Option<PathBuf>,
-    /// Master seed with --data (also the seed of the split of a single file).
-    #[arg(long, default_value_t = 1, requires = "data")]
-    seed: u64,
     /// With --data: exit 0 when some cells failed but others ran (the report, written either
     /// way, names what did not run and why).
     #[arg(long)]
@@ -92,7 +97,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ),
         (Some(spec), _) => args.run.execute(spec)?,
         (None, Some(data)) => {
-            let mut spec = ExperimentSpec::for_data(data, args.seed, &ExperimentSpec::builtin("letor3")?)?;
+            let mut spec = ExperimentSpec::for_data(
+                data,
+                args.run.seed.unwrap_or(1),
+                &ExperimentSpec::builtin("letor3")?,
+            )?;
             if !args.run.algorithms.is_empty() {
                 spec.restrict_algorithms(&args.run.algorithms)?;
             }

@@ -80,6 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         verify_data: args.verify_data,
         manifest: plan.header.manifest.clone(),
         max_cells: limits.max_cells,
+        seed: None,
         data: args.data.clone(),
     };
     let datasets = {
