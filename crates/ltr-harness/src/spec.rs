@@ -200,7 +200,7 @@ impl ExperimentSpec {
     /// A built-in spec by name, under `limits`.
     pub fn builtin_with(name: &str, limits: &SpecLimits) -> Result<Self> {
         let (n, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| HarnessError::Spec {
-            file: PathBuf::from(format!("experiments/{name}.toml")),
+            file: PathBuf::from(name),
             reason: format!(
                 "no such built-in spec (known: {})",
                 BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")

@@ -6,11 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use ltr_harness::cluster::{Engines, Plan, PlanSpec, time_limit_minutes};
-use ltr_harness::spec::{BUILTIN, SpecLimits};
+use ltr_harness::spec::SpecLimits;
 use ltr_harness::store::ResultStore;
 
 use crate::cmd::DataArgs;
-use crate::cmd::pipeline::Pipeline;
+use crate::cmd::pipeline::{Pipeline, SpecArg, locate_spec};
 use crate::cmd::run::{RunArgs, resolve_datasets};
 
 /// Arguments of `ltr plan`.
@@ -59,22 +59,13 @@ pub struct Args {
     data: DataArgs,
 }
 
-/// The text of the spec `ltr run` would load for `spec` (same order: a file, then
-/// `experiments/<name>.toml`, then the built-in one).
+/// The text of the spec `ltr run` would load for `spec` ([`locate_spec`]).
 fn spec_text(spec: &str) -> anyhow::Result<String> {
-    let path = Path::new(spec);
-    let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
-    for p in [path, local.as_path()] {
-        if p.is_file() {
-            return ltr_core::fs::read_bounded_to_string(p, ltr_harness::spec::MAX_SPEC_BYTES)
-                .with_context(|| format!("reading {}", p.display()));
-        }
+    match locate_spec(spec)? {
+        SpecArg::File(p) => ltr_core::fs::read_bounded_to_string(&p, ltr_harness::spec::MAX_SPEC_BYTES)
+            .with_context(|| format!("reading {}", p.display())),
+        SpecArg::Builtin(_, text) => Ok(text.to_owned()),
     }
-    BUILTIN
-        .iter()
-        .find(|(n, _)| *n == spec)
-        .map(|(_, t)| (*t).to_owned())
-        .ok_or_else(|| anyhow::anyhow!("{spec}: no such spec file or built-in spec"))
 }
 
 fn absolute(p: &Path) -> anyhow::Result<String> {
