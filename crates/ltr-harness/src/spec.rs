@@ -799,6 +799,36 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         assert!(e.to_string().contains("20"), "{e}");
     }
 
+    /// A dataset `path` that is not there, or is neither a file nor a folder, is the spec's
+    /// error when it loads, naming the key and the path, not a dataset found unavailable
+    /// when the run resolves it.
+    #[test]
+    fn a_dataset_path_that_is_not_there_is_refused_when_the_spec_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("folds")).unwrap();
+        std::fs::write(dir.path().join("one.txt"), "0 qid:1 1:0.5\n").unwrap();
+        let file = dir.path().join("spec.toml");
+        let spec = |path: &str| {
+            std::fs::write(
+                &file,
+                format!(
+                    "name = \"t\"\nseed = 1\n\n[[datasets]]\nname = \"mine\"\npath = {path:?}\n\n\
+                     [[algorithms]]\nid = \"regression\"\n"
+                ),
+            )
+            .unwrap();
+            ExperimentSpec::load(&file)
+        };
+        spec("folds").unwrap();
+        spec("one.txt").unwrap();
+        for (path, why) in [("nope", "no such file or folder"), ("/dev/null", "neither a file nor a folder")]
+        {
+            let e = spec(path).unwrap_err().to_string();
+            assert!(e.contains("`path` of dataset `mine`") && e.contains(path) && e.contains(why), "{e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+
     #[test]
     fn a_grid_larger_than_this_build_expands_is_refused_at_any_max_cells() {
         // 10 x 10 x 10 x 10 x 10 x 2 = 200,000 points: within a raised `--max-cells`, but more
