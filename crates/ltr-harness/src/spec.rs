@@ -214,11 +214,38 @@ impl ExperimentSpec {
         Self::load_with(path, &SpecLimits::default())
     }
 
-    /// Loads a spec file under `limits`.
+    /// Loads a spec file under `limits`, and checks the files it names ([`Self::check_paths`]).
     pub fn load_with(path: &Path, limits: &SpecLimits) -> Result<Self> {
         let text = ltr_core::fs::read_bounded_to_string(path, MAX_SPEC_BYTES)
             .map_err(|e| HarnessError::Spec { file: path.to_owned(), reason: e.to_string() })?;
-        Self::parse_with(&text, path, limits)
+        let spec = Self::parse_with(&text, path, limits)?;
+        spec.check_paths()?;
+        Ok(spec)
+    }
+
+    /// Checks every path the spec names (resolved against the spec file's folder when it was
+    /// parsed): `published` must be a regular file, and each dataset's `path` a file or a
+    /// folder. Fails with one line naming the key and the path, before anything runs.
+    pub fn check_paths(&self) -> Result<()> {
+        let bad = |key: &str, path: &Path, why: String| HarnessError::Spec {
+            file: PathBuf::from(&self.source),
+            reason: format!("{key} = {:?}: {why}", path.display().to_string()),
+        };
+        let gone = |e: std::io::Error, what: &str| {
+            if e.kind() == std::io::ErrorKind::NotFound { format!("no such {what}") } else { e.to_string() }
+        };
+        if let Some(p) = &self.published {
+            ltr_core::fs::open_regular(p).map_err(|e| bad("`published`", p, gone(e, "file")))?;
+        }
+        for d in &self.paths {
+            let key = format!("`path` of dataset `{}`", d.name);
+            let meta =
+                std::fs::metadata(&d.path).map_err(|e| bad(&key, &d.path, gone(e, "file or folder")))?;
+            if !meta.is_file() && !meta.is_dir() {
+                return Err(bad(&key, &d.path, "neither a file nor a folder".into()));
+            }
+        }
+        Ok(())
     }
 
     /// Parses and checks spec text; `path` names it in errors.

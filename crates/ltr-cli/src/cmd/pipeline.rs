@@ -88,6 +88,13 @@ impl Pipeline {
             SpecArg::File(path) => ExperimentSpec::load_with(&path, limits)?,
             SpecArg::Builtin(name, _) => ExperimentSpec::builtin_with(name, limits)?,
         };
+        // The published numbers are shown by the report; a file that does not parse is the
+        // spec's error now, not the report's after the run.
+        if let Some(file) = &spec.published {
+            Published::load(file).map_err(|e| {
+                anyhow::anyhow!("{}: `published`: {}", spec.source, e.to_string().trim().replace('\n', " "))
+            })?;
+        }
         if !datasets.is_empty() {
             spec.restrict_datasets(datasets)?;
         }
