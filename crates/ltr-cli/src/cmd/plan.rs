@@ -6,12 +6,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use ltr_harness::cluster::{Engines, Plan, PlanSpec, time_limit_minutes};
+use ltr_harness::limits::SPEC_OVERRIDE;
 use ltr_harness::spec::SpecLimits;
 use ltr_harness::store::ResultStore;
 
 use crate::cmd::DataArgs;
 use crate::cmd::pipeline::{Pipeline, SpecArg, locate_spec};
-use crate::cmd::run::{RunArgs, resolve_datasets};
+use crate::cmd::run::{OverLimit, RunArgs, resolve_datasets};
 
 /// Arguments of `ltr plan`.
 #[derive(Debug, clap::Args)]
@@ -78,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = SpecLimits { max_cells: args.max_cells };
     let spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
     let text = spec_text(&args.spec)?;
-    let pipeline = Pipeline::from_spec(spec, args.manifest.as_deref())?;
+    let mut pipeline = Pipeline::from_spec(spec, args.manifest.as_deref())?;
     let run_args = RunArgs {
         datasets: args.datasets.clone(),
         algorithms: args.algorithms.clone(),
@@ -89,9 +90,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         manifest: args.manifest.clone(),
         max_cells: args.max_cells,
         seed: None,
+        no_scale_limits: false,
         data: args.data.clone(),
     };
-    let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), &run_args)?;
+    let datasets = resolve_datasets(
+        &mut pipeline.spec,
+        pipeline.manifest.as_ref(),
+        &run_args,
+        OverLimit::Refuse(SPEC_OVERRIDE),
+    )?;
     for d in &datasets {
         if let ltr_harness::runner::DatasetStatus::Unavailable { name, reason } = d {
             eprintln!("{name}: unavailable ({reason}); not planned");
