@@ -169,7 +169,8 @@ pub fn test_metric(
         let p = match cfg.test {
             PairedTest::T => t.p_value,
             PairedTest::Randomization => {
-                let sub = ltr_core::derive_seed(seed, &[&labels[s]]);
+                // Seeded by the two columns compared, so a label's spelling moves no p-value.
+                let sub = ltr_core::derive_seed_from_values(seed, "randomization", &[col, base]);
                 ltr_stats::randomization(col, base, cfg.permutations, sub)?
             }
         };
@@ -197,7 +198,10 @@ pub fn test_metric(
     let mut beats = vec![Vec::new(); m];
     let pairs = if cfg.all_pairs && m >= 2 {
         let refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
-        let p = ltr_stats::tukey_hsd(&refs, cfg.permutations, ltr_core::derive_seed(seed, &["tukey"]))?;
+        let p = ltr_stats::tukey_hsd(&refs, cfg.permutations, {
+            let all: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+            ltr_core::derive_seed_from_values(seed, "tukey", &all)
+        })?;
         let means: Vec<f64> = columns.iter().map(|c| c.iter().sum::<f64>() / c.len() as f64).collect();
         for i in 0..m {
             for j in 0..m {
@@ -319,7 +323,8 @@ pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<S
                     }
                 }
             }
-            let seed = ltr_core::derive_seed(cfg.seed, &["significance", d, &name]);
+            // Not by dataset name: the columns seed each test (see `test_metric`).
+            let seed = ltr_core::derive_seed(cfg.seed, &["significance", &name]);
             let tests = match test_metric(&labels, &columns, baseline, &name, cfg, seed) {
                 Ok(t) => t,
                 Err(e) => {
