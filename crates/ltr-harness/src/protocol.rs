@@ -115,7 +115,13 @@ pub fn criterion(spec: &ExperimentSpec, dataset: &DatasetInput, entry: &Algorith
 /// from a name or a label. Renaming a dataset or relabelling an algorithm in a spec changes
 /// no number, a fold rebuilt from the embedded pieces seeds as the released file does, and
 /// adding a grid point changes no other point's seed.
-pub fn point_seed(master: u64, dataset: &DatasetInput, fold: u32, label: &str, config: &AlgoConfig) -> Result<u64> {
+pub fn point_seed(
+    master: u64,
+    dataset: &DatasetInput,
+    fold: u32,
+    label: &str,
+    config: &AlgoConfig,
+) -> Result<u64> {
     let files = fold_files(dataset, fold)?;
     // The tagged JSON names the algorithm by its id: `{"algorithm":"ranknet","params":{..}}`.
     let params = serde_json::to_string(config).map_err(|e| HarnessError::Serialize {

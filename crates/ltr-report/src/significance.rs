@@ -537,6 +537,34 @@ mod tests {
     }
 
     #[test]
+    fn randomised_p_values_do_not_depend_on_the_names_shown() {
+        // Same columns, other labels (and another order of the non-baseline rows): the
+        // randomised tests are seeded by the values compared, so every p-value is the same.
+        let rows = |names: [&'static str; 3]| {
+            let mut v = Vec::new();
+            for i in 0..30u32 {
+                let q: &'static str = Box::leak(format!("q{i}").into_boxed_str());
+                let base = 0.3 + 0.01 * (i % 7) as f64;
+                v.push((names[0], 1, q, base));
+                v.push((names[1], 1, q, base + 0.02 * ((i % 5) as f64 - 1.5)));
+                v.push((names[2], 1, q, base + 0.03 * ((i % 3) as f64 - 0.8)));
+            }
+            v
+        };
+        let cfg = SignificanceConfig {
+            test: PairedTest::Randomization,
+            all_pairs: true,
+            permutations: 499,
+            ..Default::default()
+        };
+        let a = from_query_frame(&frame(&rows(["base", "one", "two"])), &cfg).unwrap();
+        let b = from_query_frame(&frame(&rows(["a-base", "renamed", "another"])), &cfg).unwrap();
+        let ps = |s: &Significance| s.vs_baseline.iter().map(|c| (c.p_value, c.p_holm)).collect::<Vec<_>>();
+        assert_eq!(ps(&a), ps(&b));
+        assert!(ps(&a).iter().any(|(p, _)| *p < 1.0 && *p > 0.0), "{:?}", ps(&a));
+    }
+
+    #[test]
     fn letters_go_past_z() {
         assert_eq!(
             (letter(0), letter(25), letter(26), letter(27)),
