@@ -113,8 +113,11 @@ pub fn criterion(spec: &ExperimentSpec, dataset: &DatasetInput, entry: &Algorith
     Criterion::new(entry.validation_metric, eval_config(spec, dataset))
 }
 
-/// The seed of one grid point: named by dataset, variant, fold, label and the point's
-/// parameters (so adding a grid point changes no other point's seed).
+/// The seed of one grid point: derived from the content of the fold's three files (their
+/// sha256, as the cell key records them) and the point's algorithm id and parameters, never
+/// from a name or a label. Renaming a dataset or relabelling an algorithm in a spec changes
+/// no number, a fold rebuilt from the embedded pieces seeds as the released file does, and
+/// adding a grid point changes no other point's seed.
 pub fn point_seed(
     master: u64,
     dataset: &DatasetInput,
@@ -122,11 +125,13 @@ pub fn point_seed(
     label: &str,
     config: &AlgoConfig,
 ) -> Result<u64> {
+    let files = fold_files(dataset, fold)?;
+    // The tagged JSON names the algorithm by its id: `{"algorithm":"ranknet","params":{..}}`.
     let params = serde_json::to_string(config).map_err(|e| HarnessError::Serialize {
         what: format!("{label} parameters (seed derivation)"),
         reason: e.to_string(),
     })?;
-    Ok(derive_seed(master, &[&dataset.name, &dataset.variant, &format!("fold{fold}"), label, &params]))
+    Ok(derive_seed(master, &[&files.train.sha256, &files.vali.sha256, &files.test.sha256, &params]))
 }
 
 /// The files of fold `fold` of a dataset.
