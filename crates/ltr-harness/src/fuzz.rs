@@ -88,6 +88,7 @@ impl Corpus {
                 seed: 1,
                 n_features: train.n_features(),
                 model,
+                normalizer: Default::default(),
             };
             let json = serde_json::to_value(&file)
                 .map_err(|e| HarnessError::Serialize { what: info.id.into(), reason: e.to_string() })?;

@@ -75,6 +75,12 @@ pub struct Args {
     /// Master seed with --data (also the seed of the split of a single file).
     #[arg(long, default_value_t = 1, requires = "data")]
     seed: u64,
+    /// Feature normalisation of the --data dataset (fitted on each fold's training split):
+    /// none, query-minmax (LETOR's QueryLevelNorm), zscore, log1p-zscore. A spec sets it per
+    /// dataset (`normalize`).
+    #[arg(long, default_value = "none", requires = "data",
+          value_parser = crate::cmd::train::normalization_arg())]
+    normalize: ltr_data::normalize::Normalization,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -85,6 +91,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (Some(spec), _) => args.run.execute(spec)?,
         (None, Some(data)) => {
             let mut spec = ExperimentSpec::for_data(data, args.seed, &ExperimentSpec::builtin("letor3")?)?;
+            if let Some(name) = spec.datasets.first().cloned() {
+                spec.set_normalization(&name, args.normalize);
+            }
             if !args.run.algorithms.is_empty() {
                 spec.restrict_algorithms(&args.run.algorithms)?;
             }
