@@ -2,14 +2,16 @@
 //! features look unnormalised ([`ltr_data::normalize::ScaleSpread::looks_unnormalised`]) when
 //! such an algorithm is to be fitted on it.
 //!
-//! An algorithm is scale-free when multiplying a feature by a positive constant and shifting
-//! it (the same for every document) changes none of its rankings: tree learners split on
-//! quantile bins, RankBoost on thresholds, the neural rankers and ridge regression (with
-//! `standardize`) standardise every feature with the training split's moments. The others
-//! weigh raw feature values against a penalty or a step size (the SVMs, the linear and
-//! ordinal regressions), or add single features or per-query linear rankers with weights
-//! that do not see their units (AdaRank, PCRank, RankCosine, the cascade): on features of
-//! very different ranges they mostly follow the widest.
+//! An algorithm is scale-free when multiplying a feature by a positive constant (the same for
+//! every document) changes none of its rankings: tree learners split on quantile bins,
+//! RankBoost on thresholds, RankCosine weighs each single-feature weak ranker in closed form
+//! (the weight scales inversely with the feature), and the neural rankers and ridge regression
+//! (with `standardize`) standardise every feature with the training split's moments. The
+//! others weigh raw feature values against a penalty or a step size (the SVMs, the linear and
+//! ordinal regressions), or add single features or per-query linear rankers with weights that
+//! do not see their units (AdaRank, PCRank, the cascade): on features of very different ranges
+//! they mostly follow the widest. (A shift of a feature is another matter: the trees, RankBoost
+//! and the standardising learners ignore it, RankCosine's query-level cosine does not.)
 
 use ltr_core::Dataset;
 use ltr_data::normalize::scale_spread;
@@ -24,6 +26,7 @@ pub const SCALE_FREE: &[(&str, &str)] = &[
     ("intervalrank", "trees split on quantile bins of each feature"),
     ("mcrank", "trees split on quantile bins of each feature"),
     ("rankboost", "weak rankers are thresholds on one feature"),
+    ("rankcosine", "each single-feature weak ranker's weight, in closed form, scales inversely with it"),
     ("ranknet", "standardises every feature with the training split's moments"),
     ("lambdarank", "standardises every feature with the training split's moments"),
     ("listnet", "standardises every feature with the training split's moments"),
@@ -79,6 +82,57 @@ mod tests {
         assert!(!free("ranksvm") && !free("adarank-map") && !free("fenchelrank"));
         let raw = AlgoConfig::from_settings("regression", &["standardize=false".into()]).unwrap();
         assert!(scale_free(&raw).is_none());
+    }
+
+    /// 8 queries of 12 documents over 5 features of unit scale, grades from the first two,
+    /// and the same with feature `f` multiplied by `2^(3f - 6)` (exact in f32).
+    fn toy_and_scaled() -> (Dataset, Dataset) {
+        let mut rng = ltr_core::Rng::new(5);
+        let (mut a, mut b) = (ltr_core::DatasetBuilder::new(5), ltr_core::DatasetBuilder::new(5));
+        for q in 0..8 {
+            a.start_query(&format!("q{q}"));
+            b.start_query(&format!("q{q}"));
+            for _ in 0..12 {
+                let x: Vec<f32> = (0..5).map(|_| rng.uniform() as f32).collect();
+                let grade = (((x[0] + 0.5 * x[1]) * 2.0) as u8).min(2);
+                let scaled: Vec<f32> = x.iter().enumerate().map(|(f, v)| v * 2f32.powi(3 * f as i32 - 6)).collect();
+                a.push_doc(grade, &x, None).unwrap();
+                b.push_doc(grade, &scaled, None).unwrap();
+            }
+        }
+        (a.finish().unwrap(), b.finish().unwrap())
+    }
+
+    /// What the table says is what the learners do: a scale-free algorithm fitted on features
+    /// scaled by powers of two ranks the scaled data exactly as it ranks the unscaled data
+    /// when fitted on it, and every other algorithm ranks some query otherwise.
+    #[test]
+    fn scale_free_algorithms_and_no_others_rank_the_same_after_the_features_are_rescaled() {
+        let (plain, scaled) = toy_and_scaled();
+        let scores = |config: &AlgoConfig, data: &Dataset| {
+            config.fit(data, None, &mut ltr_core::Rng::new(1)).unwrap().score_vec(data).unwrap()
+        };
+        // Each query's documents, best first (ties in file order).
+        let ranking = |s: &[f64]| -> Vec<Vec<usize>> {
+            plain
+                .queries()
+                .map(|q| {
+                    let mut docs: Vec<usize> = q.range().collect();
+                    docs.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
+                    docs
+                })
+                .collect()
+        };
+        for info in crate::ALGORITHMS {
+            let config = AlgoConfig::default_for(info.id).unwrap();
+            let (a, b) = (scores(&config, &plain), scores(&config, &scaled));
+            match scale_free(&config) {
+                Some(why) => {
+                    assert!(ranking(&a) == ranking(&b), "{}: said to be scale-free ({why}), but it ranks otherwise", info.id)
+                }
+                None => assert!(ranking(&a) != ranking(&b), "{}: said to depend on feature scales, but it ranks the same", info.id),
+            }
+        }
     }
 
     #[test]
