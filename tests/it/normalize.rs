@@ -49,22 +49,20 @@ fn distorted_folder(dir: &Path) -> (PathBuf, PathBuf) {
             let rel = format!("Fold{k}/{name}.txt");
             let text = std::fs::read_to_string(plain.join(&rel)).unwrap();
             let data = read_file(&plain.join(&rel), &ReadOptions::default()).unwrap().dataset;
-            let d = data.n_features();
-            let mut rows: Vec<Vec<f32>> = data.rows().map(<[f32]>::to_vec).collect();
+            let mut rows: Vec<Vec<f32>> = Vec::new();
             for q in data.queries() {
-                for f in 0..d {
-                    let column: Vec<f32> = q.range().map(|i| data.row(i)[f]).collect();
-                    for (i, v) in q.range().zip(distort(&column, q.qid, f)) {
-                        rows[i][f] = v;
-                    }
-                }
+                let columns: Vec<Vec<f32>> = (0..data.n_features())
+                    .map(|f| distort(&q.range().map(|i| data.row(i)[f]).collect::<Vec<_>>(), q.qid, f))
+                    .collect();
+                rows.extend((0..q.len()).map(|j| columns.iter().map(|c| c[j]).collect::<Vec<f32>>()));
             }
             let mut written = String::new();
             for (line, row) in text.lines().zip(&rows) {
                 let mut tokens = line.split_whitespace();
                 let (grade, qid) = (tokens.next().unwrap(), tokens.next().unwrap());
                 let comment = line.split_once('#').map_or("", |c| c.1);
-                let features: Vec<String> = row.iter().enumerate().map(|(f, v)| format!("{}:{v}", f + 1)).collect();
+                let features: Vec<String> =
+                    row.iter().enumerate().map(|(f, v)| format!("{}:{v}", f + 1)).collect();
                 written += &format!("{grade} {qid} {} #{comment}\r\n", features.join(" "));
             }
             std::fs::create_dir_all(out.join(format!("Fold{k}"))).unwrap();
@@ -108,13 +106,20 @@ fn query_minmax_of_a_per_query_distortion_gives_the_metrics_of_the_undistorted_c
         }
         assert!(shifted * 2 > all, "{rel}: {shifted} of {all} query features shifted");
         let undone = Normalizer::QueryMinmax.apply(&raw).unwrap();
-        assert!(plain.features().iter().zip(undone.features()).all(|(a, b)| a.to_bits() == b.to_bits()), "{rel}");
+        assert!(
+            plain.features().iter().zip(undone.features()).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{rel}"
+        );
     }
 
     let algorithms = ["--algorithms", "regression,ranksvm"];
-    let plain = ok(&ltr(dir.path(), &[&["run", "--data", "OHSUMED-L2", "--results", "r0"], &algorithms[..]].concat()));
+    let plain = ok(&ltr(
+        dir.path(),
+        &[&["run", "--data", "OHSUMED-L2", "--results", "r0"], &algorithms[..]].concat(),
+    ));
     assert!(!plain.contains("unnormalised"), "QueryLevelNorm data draws no warning: {plain}");
-    let raw = ok(&ltr(dir.path(), &[&["run", "--data", "distorted", "--results", "r1"], &algorithms[..]].concat()));
+    let raw =
+        ok(&ltr(dir.path(), &[&["run", "--data", "distorted", "--results", "r1"], &algorithms[..]].concat()));
     let warnings: Vec<&str> = raw.lines().filter(|l| l.contains("unnormalised")).collect();
     assert_eq!(warnings.len(), 1, "one warning line: {raw}");
     assert!(warnings[0].contains("WARN") && warnings[0].contains("distorted fold 1"), "{}", warnings[0]);
@@ -123,7 +128,8 @@ fn query_minmax_of_a_per_query_distortion_gives_the_metrics_of_the_undistorted_c
     assert!(!warnings[0].contains("regression"), "{}", warnings[0]);
     let normalised = ok(&ltr(
         dir.path(),
-        &[&["run", "--data", "distorted", "--normalize", "query-minmax", "--results", "r2"], &algorithms[..]].concat(),
+        &[&["run", "--data", "distorted", "--normalize", "query-minmax", "--results", "r2"], &algorithms[..]]
+            .concat(),
     ));
     assert!(!normalised.contains("unnormalised"), "{normalised}");
 
@@ -171,11 +177,23 @@ fn model_file(store: &Path, key: &str) -> serde_json::Value {
 fn a_model_fitted_under_each_normalisation_scores_raw_data_in_predict_as_the_run_did() {
     let dir = tempfile::tempdir().unwrap();
     distorted_folder(dir.path());
-    for (method, algorithm) in [("query-minmax", "ranksvm"), ("zscore", "ranksvm"), ("log1p-zscore", "regression")] {
+    for (method, algorithm) in
+        [("query-minmax", "ranksvm"), ("zscore", "ranksvm"), ("log1p-zscore", "regression")]
+    {
         let results = format!("res-{method}");
         ok(&ltr(
             dir.path(),
-            &["run", "--data", "distorted", "--normalize", method, "--algorithms", algorithm, "--results", &results],
+            &[
+                "run",
+                "--data",
+                "distorted",
+                "--normalize",
+                method,
+                "--algorithms",
+                algorithm,
+                "--results",
+                &results,
+            ],
         ));
         let store = dir.path().join(&results).join("distorted");
         let run: serde_json::Value =
@@ -189,8 +207,12 @@ fn a_model_fitted_under_each_normalisation_scores_raw_data_in_predict_as_the_run
         std::fs::write(&model, model_file(&store, key).to_string()).unwrap();
         let scores = dir.path().join(format!("{method}.scores"));
         let test = dir.path().join("distorted/Fold3/testset.txt");
-        let (model_arg, test_arg, scores_arg) = (model.to_str().unwrap(), test.to_str().unwrap(), scores.to_str().unwrap());
-        let out = ok(&ltr(dir.path(), &["predict", "--model", model_arg, "--data", test_arg, "--scores", scores_arg]));
+        let (model_arg, test_arg, scores_arg) =
+            (model.to_str().unwrap(), test.to_str().unwrap(), scores.to_str().unwrap());
+        let out = ok(&ltr(
+            dir.path(),
+            &["predict", "--model", model_arg, "--data", test_arg, "--scores", scores_arg],
+        ));
         assert!(out.contains("normalised as in training"), "{out}");
         assert_eq!(
             std::fs::read_to_string(&scores).unwrap(),
@@ -198,7 +220,10 @@ fn a_model_fitted_under_each_normalisation_scores_raw_data_in_predict_as_the_run
             "{method}: predict on the raw test file gives the run's scores"
         );
         let explained = ok(&ltr(dir.path(), &["explain", model_arg]));
-        assert!(explained.starts_with(&format!("features normalised before scoring: {method}")), "{explained}");
+        assert!(
+            explained.starts_with(&format!("features normalised before scoring: {method}")),
+            "{explained}"
+        );
         // The saved scores and model re-evaluate against the raw test files.
         let verified = ok(&ltr(dir.path(), &["verify", store.to_str().unwrap()]));
         assert!(!verified.contains("damaged"), "{verified}");
@@ -212,7 +237,10 @@ fn train_fits_the_normalisation_on_the_training_file_and_predict_applies_it() {
     let path = |p: PathBuf| p.to_str().unwrap().to_owned();
     let train = |root: &Path, model: &str, extra: &[&str]| {
         let (t, v) = (path(root.join("Fold1/trainingset.txt")), path(root.join("Fold1/validationset.txt")));
-        ok(&ltr(dir.path(), &[&["train", "ranksvm", "--train", &t, "--vali", &v, "--model", model], extra].concat()))
+        ok(&ltr(
+            dir.path(),
+            &[&["train", "ranksvm", "--train", &t, "--vali", &v, "--model", model], extra].concat(),
+        ))
     };
     let predict = |root: &Path, model: &str, out: &str| {
         let test = path(root.join("Fold1/testset.txt"));
@@ -233,6 +261,7 @@ fn train_fits_the_normalisation_on_the_training_file_and_predict_applies_it() {
     let file: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("plain.json")).unwrap()).unwrap();
     assert!(file.get("normalizer").is_none(), "a model without normalisation is written as before");
-    let e = ltr(dir.path(), &["train", "ranksvm", "--train", "x", "--model", "m.json", "--normalize", "minmax"]);
+    let e =
+        ltr(dir.path(), &["train", "ranksvm", "--train", "x", "--model", "m.json", "--normalize", "minmax"]);
     assert_eq!(e.status.code(), Some(2));
 }

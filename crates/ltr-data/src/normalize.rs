@@ -97,10 +97,7 @@ impl std::str::FromStr for Normalization {
 
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         Self::ALL.into_iter().find(|n| n.name() == s.trim()).ok_or_else(|| {
-            format!(
-                "unknown normalisation `{s}` (expected one of {})",
-                Self::ALL.map(Self::name).join(", ")
-            )
+            format!("unknown normalisation `{s}` (expected one of {})", Self::ALL.map(Self::name).join(", "))
         })
     }
 }
@@ -139,7 +136,9 @@ impl Moments {
     fn fit(data: &Dataset, t: fn(f64) -> f64) -> Result<Self> {
         let (d, n) = (data.n_features(), data.n_docs());
         if n == 0 {
-            return Err(Error::InvalidDataset { reason: "cannot fit a normalisation on no documents".into() });
+            return Err(Error::InvalidDataset {
+                reason: "cannot fit a normalisation on no documents".into(),
+            });
         }
         let mut mean = vec![0.0f64; d];
         let mut constant = vec![true; d];
@@ -158,7 +157,8 @@ impl Moments {
                 var[f] += c * c;
             }
         }
-        let std = var.iter().zip(&constant).map(|(&v, &c)| if c { 0.0 } else { (v / n as f64).sqrt() }).collect();
+        let std =
+            var.iter().zip(&constant).map(|(&v, &c)| if c { 0.0 } else { (v / n as f64).sqrt() }).collect();
         let moments = Self { mean, std };
         moments.check(d)?;
         Ok(moments)

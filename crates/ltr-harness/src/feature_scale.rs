@@ -95,7 +95,8 @@ mod tests {
             for _ in 0..12 {
                 let x: Vec<f32> = (0..5).map(|_| rng.uniform() as f32).collect();
                 let grade = (((x[0] + 0.5 * x[1]) * 2.0) as u8).min(2);
-                let scaled: Vec<f32> = x.iter().enumerate().map(|(f, v)| v * 2f32.powi(3 * f as i32 - 6)).collect();
+                let scaled: Vec<f32> =
+                    x.iter().enumerate().map(|(f, v)| v * 2f32.powi(3 * f as i32 - 6)).collect();
                 a.push_doc(grade, &x, None).unwrap();
                 b.push_doc(grade, &scaled, None).unwrap();
             }
@@ -128,9 +129,17 @@ mod tests {
             let (a, b) = (scores(&config, &plain), scores(&config, &scaled));
             match scale_free(&config) {
                 Some(why) => {
-                    assert!(ranking(&a) == ranking(&b), "{}: said to be scale-free ({why}), but it ranks otherwise", info.id)
+                    assert!(
+                        ranking(&a) == ranking(&b),
+                        "{}: said to be scale-free ({why}), but it ranks otherwise",
+                        info.id
+                    )
                 }
-                None => assert!(ranking(&a) != ranking(&b), "{}: said to depend on feature scales, but it ranks the same", info.id),
+                None => assert!(
+                    ranking(&a) != ranking(&b),
+                    "{}: said to depend on feature scales, but it ranks the same",
+                    info.id
+                ),
             }
         }
     }

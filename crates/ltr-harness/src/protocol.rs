@@ -60,7 +60,12 @@ pub struct Splits {
 impl Splits {
     /// Splits as read, normalised by `method`: the normaliser is fitted on the training
     /// split alone, then applied to all three.
-    fn normalized(method: Normalization, train: Dataset, vali: Arc<Dataset>, test: Arc<Dataset>) -> Result<Self> {
+    fn normalized(
+        method: Normalization,
+        train: Dataset,
+        vali: Arc<Dataset>,
+        test: Arc<Dataset>,
+    ) -> Result<Self> {
         if method.is_none() {
             return Ok(Self { train, vali, test, normalizer: Normalizer::None });
         }

@@ -317,8 +317,12 @@ fn warn_unnormalised(spec: &ExperimentSpec, d: &DatasetInput, fold: u32, splits:
     if !splits.normalizer.is_none() {
         return;
     }
-    let labels: Vec<&str> =
-        spec.algorithms.iter().filter(|e| feature_scale::scale_sensitive(e)).map(|e| e.label.as_str()).collect();
+    let labels: Vec<&str> = spec
+        .algorithms
+        .iter()
+        .filter(|e| feature_scale::scale_sensitive(e))
+        .map(|e| e.label.as_str())
+        .collect();
     let hint = "normalise them with `normalize = \"query-minmax\"` (LETOR's QueryLevelNorm) in the \
                 dataset's spec table, or `--normalize query-minmax` with `--data`";
     let what = format!("{} fold {fold}", d.name);

@@ -641,7 +641,8 @@ mod tests {
         let code = CodeHashes::builtin();
         let mut spec = ExperimentSpec::builtin("letor3").unwrap();
         let d = dataset();
-        let key = |spec: &ExperimentSpec| cell_key(&code, spec, &d, &d.folds[0], &spec.algorithms[0]).unwrap();
+        let key =
+            |spec: &ExperimentSpec| cell_key(&code, spec, &d, &d.folds[0], &spec.algorithms[0]).unwrap();
         let before = key(&spec);
         spec.set_normalization("d", Normalization::None);
         assert_eq!(key(&spec), before, "none is no key material");

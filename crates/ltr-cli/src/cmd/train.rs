@@ -103,7 +103,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     if args.normalize.is_none() && scale_free(&config).is_none() {
         let what = args.train.display().to_string();
-        let hint = "`--normalize query-minmax` (LETOR's QueryLevelNorm) or `--normalize zscore` normalises them";
+        let hint =
+            "`--normalize query-minmax` (LETOR's QueryLevelNorm) or `--normalize zscore` normalises them";
         if let Some(w) = unnormalised_warning(&what, &train, &[config.id()], hint) {
             log::warn!("{w}");
         }
