@@ -426,10 +426,12 @@ pub struct PathDataset {
     pub split_seed: Option<u64>,
 }
 
-/// The keys a `[[datasets]]` table may have (`normalize` last: the one key a dataset of the
-/// collection may set besides its name).
+/// The keys a `[[datasets]]` table may have.
 const DATASET_KEYS: [&str; 7] =
     ["name", "path", "convention", "features", "missing_token", "split_seed", "normalize"];
+
+/// The keys of [`DATASET_KEYS`] a dataset of the collection (a table without `path`) may set.
+const COLLECTION_DATASET_KEYS: [&str; 2] = ["name", "normalize"];
 
 /// What `datasets` lists: every name in order, the datasets given by path, and the
 /// normalisation of those that set one.
@@ -496,7 +498,7 @@ fn parse_datasets(values: &[toml::Value], base: &Path) -> std::result::Result<Pa
                         split_seed,
                     }),
                     None => {
-                        if let Some(k) = DATASET_KEYS[2..6].iter().find(|k| t.contains_key(**k)) {
+                        if let Some(k) = t.keys().find(|k| !COLLECTION_DATASET_KEYS.contains(&k.as_str())) {
                             return Err(format!(
                                 "{at} ({name}): `{k}` applies to datasets given by `path` only; the collection's manifest describes `{name}`"
                             ));
