@@ -40,6 +40,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use ltr_data::reader::{LabelRounding, LineFormat};
 use ltr_metrics::{Convention, Metric};
 use serde::{Deserialize, Serialize};
 
@@ -397,10 +398,22 @@ pub struct PathDataset {
     pub missing_token: Option<String>,
     /// Seed of the split of a single file (default: the spec's seed).
     pub split_seed: Option<u64>,
+    /// How the files write labels and query ids (`qid_in_comment`, `fractional_labels`).
+    #[serde(skip_serializing_if = "LineFormat::is_letor")]
+    pub format: LineFormat,
 }
 
 /// The keys a `[[datasets]]` table may have.
-const DATASET_KEYS: [&str; 6] = ["name", "path", "convention", "features", "missing_token", "split_seed"];
+const DATASET_KEYS: [&str; 8] = [
+    "name",
+    "path",
+    "convention",
+    "features",
+    "missing_token",
+    "split_seed",
+    "qid_in_comment",
+    "fractional_labels",
+];
 
 /// `datasets`: names of the collection's datasets, or tables (a `path` makes it a user's
 /// own dataset). Returns every name in order, and the datasets given by path.
@@ -449,6 +462,16 @@ fn parse_datasets(
                     Some(other) => return Err(format!("{at}: `split_seed` must be an integer, not {other}")),
                 };
                 let missing_token = text("missing_token")?;
+                let qid_in_comment = match t.get("qid_in_comment") {
+                    None => false,
+                    Some(toml::Value::Boolean(b)) => *b,
+                    Some(other) => {
+                        return Err(format!("{at}: `qid_in_comment` must be true or false, not {other}"));
+                    }
+                };
+                let fractional_labels = text("fractional_labels")?
+                    .map(|r| r.parse::<LabelRounding>().map_err(|e| format!("{at}: fractional_labels: {e}")))
+                    .transpose()?;
                 match text("path")? {
                     Some(p) => paths.push(PathDataset {
                         name: name.clone(),
@@ -457,6 +480,7 @@ fn parse_datasets(
                         features,
                         missing_token,
                         split_seed,
+                        format: LineFormat { qid_in_comment, fractional_labels },
                     }),
                     None => {
                         if let Some(k) = DATASET_KEYS[2..].iter().find(|k| t.contains_key(**k)) {
@@ -512,6 +536,7 @@ impl ExperimentSpec {
                 features: None,
                 missing_token: None,
                 split_seed: None,
+                format: LineFormat::default(),
             }],
             published: None,
             folds: (1..=ltr_data::manifest::MAX_FOLDS).collect(),

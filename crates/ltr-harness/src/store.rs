@@ -23,7 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use ltr_data::folds::locate;
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_data::reader::{LineFormat, ReadOptions, read_file};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary, evaluate_dataset};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -49,6 +49,8 @@ struct KeyMaterial<'a> {
     missing_token: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     clip: Option<f32>,
+    #[serde(skip_serializing_if = "LineFormat::is_letor")]
+    line_format: LineFormat,
     convention: Convention,
     fold: u32,
     train: &'a DataFile,
@@ -79,6 +81,7 @@ pub fn cell_key(
         features: dataset.features,
         missing_token: dataset.missing_token.as_deref(),
         clip: dataset.clip,
+        line_format: dataset.format,
         convention: dataset.convention,
         fold: fold.fold,
         train: &fold.train,
@@ -244,6 +247,7 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
     let opts = ReadOptions {
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
+        format: dataset.format,
         sha256: true,
         ..ReadOptions::default()
     };
@@ -562,6 +566,7 @@ mod tests {
             features: 3,
             missing_token: None,
             clip: None,
+            format: Default::default(),
             rotation: None,
             root: PathBuf::from("/nowhere"),
             folds: vec![FoldFiles { fold: 1, train: file("train"), vali: file("vali"), test: file("test") }],

@@ -62,7 +62,7 @@ impl RunArgs {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Experiment spec: a TOML file, or the name of a built-in one (letor3, letor4, mslr,
-    /// yahoo, istella).
+    /// yahoo, istella, yandex).
     #[arg(required_unless_present = "data", conflicts_with = "data")]
     spec: Option<String>,
     /// Run a dataset of your own without a spec: a folder (Fold1..N of train/vali/test or
@@ -139,6 +139,7 @@ pub fn resolve_datasets(
             features: p.features,
             missing_token: p.missing_token.clone(),
             split_seed: p.split_seed.unwrap_or(spec.seed),
+            format: p.format,
         };
         out.push(match resolve_local(&req, fetcher.cache()) {
             Ok(mut local) => {
