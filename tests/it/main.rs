@@ -9,6 +9,7 @@ mod algorithms;
 mod cli_eval;
 mod cli_fetch;
 mod cli_robust;
+mod cli_run;
 mod cluster;
 mod common;
 mod compare;

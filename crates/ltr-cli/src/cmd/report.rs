@@ -36,12 +36,18 @@ pub struct Args {
     /// such a report fails, naming each missing cell.
     #[arg(long)]
     allow_partial: bool,
+    /// The master seed `ltr run --seed` ran with, in place of the spec's `seed`.
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = SpecLimits { max_cells: args.max_cells };
-    let spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
+    let mut spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
+    if let Some(seed) = args.seed {
+        spec.seed = seed;
+    }
     Pipeline::from_spec(spec, args.manifest.as_deref())?.report(
         &args.results,
         &args.out,
