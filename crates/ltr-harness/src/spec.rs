@@ -53,12 +53,13 @@ use crate::registry::{AlgoConfig, default_validation_metric};
 pub const MAX_SPEC_BYTES: u64 = 16 << 20;
 
 /// Spec files shipped in `experiments/`, compiled in.
-pub const BUILTIN: [(&str, &str); 5] = [
+pub const BUILTIN: [(&str, &str); 6] = [
     ("letor3", include_str!("../../../experiments/letor3.toml")),
     ("letor4", include_str!("../../../experiments/letor4.toml")),
     ("mslr", include_str!("../../../experiments/mslr.toml")),
     ("yahoo", include_str!("../../../experiments/yahoo.toml")),
     ("istella", include_str!("../../../experiments/istella.toml")),
+    ("yandex", include_str!("../../../experiments/yandex.toml")),
 ];
 
 #[derive(Debug, Deserialize)]
