@@ -217,4 +217,35 @@ fn the_im2009_release_is_fetched_split_into_folds_and_run() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("5 cells"), "{stdout}");
+
+    // The same file given by path: read with the spec keys that declare its form.
+    let spec = |keys: &str| {
+        format!(
+            "name = \"own\"\nfolds = [1]\nseed = 3\n\n[[datasets]]\nname = \"imat\"\n\
+             path = \"mirror/yandex/IM2009/imat2009_learning.txt\"\n{keys}\n\
+             [[algorithms]]\nid = \"regression\"\n"
+        )
+    };
+    std::fs::write(
+        dir.path().join("own.toml"),
+        spec("qid_in_comment = true\nfractional_labels = \"floor\"\n"),
+    )
+    .unwrap();
+    let out = ltr(dir.path(), &["run", "own.toml", "--results", "res"]);
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        all.contains("imat: scored under the letor3 convention") && all.contains("rounded down"),
+        "{all}"
+    );
+    std::fs::write(dir.path().join("own.toml"), spec("")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ltr"))
+        .args(["run", "own.toml", "--results", "res"])
+        .current_dir(dir.path())
+        .env("LTR_DATA_DIR", dir.path().join("cache"))
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let all = String::from_utf8_lossy(&out.stderr);
+    assert!(all.contains("imat2009_learning.txt:1:") && all.contains("qid"), "{all}");
 }

@@ -15,7 +15,9 @@ pub enum ParseErrorKind {
     )]
     FractionalLabel,
     /// No `qid:` token after the label.
-    #[error("expected `qid:<id>` after the label")]
+    #[error(
+        "expected `qid:<id>` after the label (a file that writes the query id as the comment, `# <qid>`, reads with `qid_in_comment = true`)"
+    )]
     MissingQid,
     /// The query id is declared to be the comment, and the comment is not one token.
     #[error("expected the query id as the line's comment, `# <qid>` (one token)")]
