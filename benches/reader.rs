@@ -41,7 +41,8 @@ fn bench_reader(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let path = dir.path().join("train.txt");
     std::fs::write(&path, &bytes).expect("written");
-    let recorded = ltr_data::local::inspect(&path).expect("inspected").sha256;
+    let recorded =
+        ltr_data::local::inspect(&path, ltr_data::LineFormat::default()).expect("inspected").sha256;
     let mut g = c.benchmark_group("reader_file");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.bench_function("mq2008_fold1_train", |b| b.iter(|| ltr_data::read_file(&path, &opts).map(|l| l.bytes)));

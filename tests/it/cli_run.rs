@@ -275,20 +275,20 @@ fn within(cmd: &mut Command, secs: u64) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// Two `--data` inputs with one stem (`exp1/data.txt`, `exp2/data.txt`), and two whose stems
+/// Two `--data` inputs with one stem (`exp1/mine.txt`, `exp2/mine.txt`), and two whose stems
 /// differ only in a character a name cannot hold (`a b.txt`, `a_b.txt`), get a report and a
 /// result store each under one `--results`.
 #[test]
 fn data_reports_of_inputs_with_one_stem_do_not_overwrite_each_other() {
     let env = Env::bare();
-    letor(&env.path("exp1/data.txt"), 30, 6);
-    letor(&env.path("exp2/data.txt"), 35, 6);
+    letor(&env.path("exp1/mine.txt"), 30, 6);
+    letor(&env.path("exp2/mine.txt"), 35, 6);
     letor(&env.path("a b.txt"), 30, 5);
     letor(&env.path("a_b.txt"), 25, 5);
-    for input in ["exp1/data.txt", "exp2/data.txt", "a b.txt", "a_b.txt"] {
+    for input in ["exp1/mine.txt", "exp2/mine.txt", "a b.txt", "a_b.txt"] {
         ok(&env.ltr(&["run", "--data", input, "--algorithms", "regression"], None));
     }
-    for (stem, queries) in [("data", [30, 35]), ("a_b", [30, 25])] {
+    for (stem, queries) in [("mine", [30, 35]), ("a_b", [30, 25])] {
         let md = reports(&env.path("results"), stem);
         assert_eq!(md.len(), 2, "{md:?}");
         // Each report is its own input's: the query counts differ.

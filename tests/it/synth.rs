@@ -161,3 +161,91 @@ fn concurrent_synth_runs_into_one_folder_leave_one_complete_run_and_no_temporary
         );
     }
 }
+
+/// Yandex's IM2009 as it ships (the `yandex-im2009` shape) goes through `datasets/yandex.toml`
+/// end to end: placed on a mirror, fetched unverified with its hash recorded, cut into five
+/// folds, read with its query ids in comments and its real labels rounded (and said so), run.
+#[test]
+fn the_im2009_release_is_fetched_split_into_folds_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    ltr(
+        dir.path(),
+        &[
+            "synth",
+            "--shape",
+            "yandex-im2009",
+            "--queries",
+            "150",
+            "--seed",
+            "4",
+            "--out",
+            "mirror/yandex/IM2009",
+        ],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_ltr"))
+        .args(["fetch", "yandex"])
+        .current_dir(dir.path())
+        .env("LTR_DATA_DIR", dir.path().join("cache"))
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no stable public address") && stderr.contains("imat2009_learning.txt.gz"),
+        "{stderr}"
+    );
+
+    let out = ltr(dir.path(), &["fetch", "yandex", "--mirror", "mirror"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("IM2009: 16 installed") && stdout.contains("1 UNVERIFIED"), "{stdout}");
+    let recorded = std::fs::read_to_string(dir.path().join("cache/recorded-sha256.json")).unwrap();
+    assert!(recorded.contains("yandex/IM2009/imat2009_learning.txt") && recorded.contains("Fold5/test.txt"));
+
+    std::fs::write(
+        dir.path().join("im.toml"),
+        "name = \"im\"\ncollection = \"yandex\"\ndatasets = [\"IM2009\"]\nseed = 3\n\n\
+         [[algorithms]]\nid = \"regression\"\ngrid = { lambda = [1.0] }\n",
+    )
+    .unwrap();
+    let out = ltr(dir.path(), &["run", "im.toml", "--results", "res", "--no-fetch"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("labels are real values, not grades")
+            && stderr.contains("rounded to the nearest grade"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("5 cells"), "{stdout}");
+
+    // The same file given by path: read with the spec keys that declare its form.
+    let spec = |keys: &str| {
+        format!(
+            "name = \"own\"\nfolds = [1]\nseed = 3\n\n[[datasets]]\nname = \"imat\"\n\
+             path = \"mirror/yandex/IM2009/imat2009_learning.txt\"\n{keys}\n\
+             [[algorithms]]\nid = \"regression\"\n"
+        )
+    };
+    std::fs::write(
+        dir.path().join("own.toml"),
+        spec("qid_in_comment = true\nfractional_labels = \"floor\"\n"),
+    )
+    .unwrap();
+    let out = ltr(dir.path(), &["run", "own.toml", "--results", "res"]);
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        all.contains("imat: scored under the letor3 convention") && all.contains("rounded down"),
+        "{all}"
+    );
+    std::fs::write(dir.path().join("own.toml"), spec("")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ltr"))
+        .args(["run", "own.toml", "--results", "res"])
+        .current_dir(dir.path())
+        .env("LTR_DATA_DIR", dir.path().join("cache"))
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let all = String::from_utf8_lossy(&out.stderr);
+    assert!(all.contains("imat2009_learning.txt:1:") && all.contains("qid"), "{all}");
+}

@@ -92,6 +92,82 @@ fn a_letor2_folder_runs_by_spec_and_by_data_with_25_features_and_no_published_nu
     assert!(md.contains("| regression |"), "{md}");
 }
 
+/// `--data` names a dataset past generic folders (`Data`, `Fold1`), never as a built-in
+/// dataset (a folder `OHSUMED` that is not the LETOR 3.0 release gets `-local`; `--name
+/// OHSUMED` is refused), takes `--name`, `--convention` and `--published` as a spec's dataset
+/// does, and says in one line which convention scores it and why.
+#[test]
+fn data_is_named_past_generic_folders_and_takes_a_specs_dataset_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = letor2_folder(dir.path());
+    std::fs::create_dir_all(dir.path().join("OHSUMED")).unwrap();
+    std::fs::rename(&root, dir.path().join("OHSUMED/Data")).unwrap();
+    let data = |extra: &[&str], results: &str| {
+        let mut args = vec!["run", "--algorithms", "regression", "--results", results];
+        args.extend_from_slice(extra);
+        ltr(dir.path(), &args)
+    };
+
+    let out = ok(&data(&["--data", "OHSUMED/Data"], "r1"));
+    assert!(out.contains("named `OHSUMED-local`: `OHSUMED` is the built-in LETOR 3.0 dataset"), "{out}");
+    let line = out.lines().find(|l| l.contains("scored under")).unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(
+        line,
+        "OHSUMED-local: scored under the letor3 convention (the default, its grades being 0-2; --convention to choose)"
+    );
+    data_report(&dir.path().join("r1"), "OHSUMED-local");
+    // A fold folder given directly is named the same way.
+    let out = ok(&data(&["--data", "OHSUMED/Data/Fold3"], "r2"));
+    assert!(out.contains("OHSUMED-local: one fold of trainingset/validationset/testset files"), "{out}");
+
+    let out = data(&["--data", "OHSUMED/Data", "--name", "ohsumed"], "r3");
+    assert!(!out.status.success());
+    let errs: Vec<String> = text(&out).lines().filter(|l| l.starts_with("error")).map(String::from).collect();
+    assert_eq!(errs.len(), 1, "{}", text(&out));
+    assert!(errs[0].contains("--name ohsumed: `OHSUMED` is the built-in LETOR 3.0 dataset"), "{}", errs[0]);
+
+    // The published sheet of the release, matched by dataset name; the convention as given.
+    std::fs::write(
+        dir.path().join("sheet.toml"),
+        "[sources.l2]\ncitation = \"LETOR 2.0 baselines\"\n\n[[results]]\ncollection = \"letor2\"\n\
+         dataset = \"OHSUMED-L2\"\nalgorithm = \"Regression\"\nids = [\"regression\"]\nsource = \"l2\"\n\
+         metrics = { \"map\" = 0.4220, \"ndcg@10\" = 0.4110 }\n",
+    )
+    .unwrap();
+    let args = [
+        "--data",
+        "OHSUMED/Data",
+        "--name",
+        "OHSUMED-L2",
+        "--convention",
+        "letor4",
+        "--published",
+        "sheet.toml",
+    ];
+    let out = ok(&data(&args, "r4"));
+    assert!(out.contains("OHSUMED-L2: scored under the letor4 convention (as given)"), "{out}");
+    let md = std::fs::read_to_string(data_report(&dir.path().join("r4"), "OHSUMED-L2")).unwrap();
+    assert!(md.contains("### OHSUMED-L2: published reference numbers beside ours"), "{md}");
+    assert!(md.contains("/ 0.4220 /"), "{md}");
+
+    // Grades above 2: mslr, said to be a guess.
+    let mut graded = String::new();
+    for q in 0..40 {
+        for d in 0..6 {
+            graded += &format!("{} qid:{q} 1:{d} 2:{}\n", (q + d) % 5, q % 7);
+        }
+    }
+    std::fs::write(dir.path().join("graded.txt"), graded).unwrap();
+    let out = ok(&data(&["--data", "graded.txt"], "r5"));
+    assert!(
+        out.contains("graded: scored under the mslr convention (guessed from its grades 0-4: gains 0, 1, 3, 7, 15, relevant from 2; --convention to choose)"),
+        "{out}"
+    );
+    // The options are --data's: a spec gives them in its file.
+    let out = ltr(dir.path(), &["run", "letor3", "--name", "x"]);
+    assert!(!out.status.success() && text(&out).contains("apply to --data"), "{}", text(&out));
+}
+
 #[test]
 fn folds_that_disagree_on_the_feature_count_fail_with_one_line_naming_both_files() {
     let dir = tempfile::tempdir().unwrap();

@@ -9,9 +9,19 @@ pub enum ParseErrorKind {
     /// The first token is not an integer grade 0..=255.
     #[error("label is not an integer grade 0-255")]
     Label,
+    /// A label that is a real number, not an integer, with no rule declared to make it a grade.
+    #[error(
+        "label is a real number, not an integer grade; a dataset whose labels are real values reads with `fractional_labels = \"round\"` (or \"floor\"), which says how they become grades"
+    )]
+    FractionalLabel,
     /// No `qid:` token after the label.
-    #[error("expected `qid:<id>` after the label")]
+    #[error(
+        "expected `qid:<id>` after the label (a file that writes the query id as the comment, `# <qid>`, reads with `qid_in_comment = true`)"
+    )]
     MissingQid,
+    /// The query id is declared to be the comment, and the comment is not one token.
+    #[error("expected the query id as the line's comment, `# <qid>` (one token)")]
+    CommentQid,
     /// `qid:` with nothing after it.
     #[error("empty query id")]
     EmptyQid,

@@ -125,6 +125,7 @@ pub fn load_split(
     let opts = ReadOptions {
         n_features: Some(entry.features),
         missing_token: v.missing_token.clone(),
+        format: v.line_format(),
         ..ReadOptions::default()
     };
     Ok(read_file(&path, &opts)?.dataset.with_convention(Some(manifest.convention_of(entry))))

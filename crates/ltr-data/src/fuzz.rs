@@ -230,6 +230,7 @@ fn read_options(rng: &mut Rng) -> ReadOptions {
         // Small, so that no input can make a case allocate much.
         max_dense_bytes: Some(16 << 20),
         clip: None,
+        format: crate::reader::LineFormat::default(),
     }
 }
 

@@ -29,4 +29,4 @@ pub mod split;
 
 pub use error::{DataError, DenseLimit, ParseErrorKind};
 pub use manifest::{Manifest, Split};
-pub use reader::{Loaded, ReadOptions, read_file};
+pub use reader::{LabelRounding, LineFormat, Loaded, ReadOptions, read_file};

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{DataError, ParseErrorKind};
 use crate::manifest::{MAX_FOLDS, Split};
-use crate::reader::hex;
+use crate::reader::{LineFormat, comment_qid, grade_of, hex};
 
 /// The split file names recognised in a fold folder, in order of preference.
 pub const SPLIT_NAMES: [[&str; 3]; 2] =
@@ -251,16 +251,17 @@ pub fn for_each_line(
 pub(crate) type LineHead<'l> = (Grade, &'l [u8], &'l [u8]);
 
 /// The label and query id of a data line (and its last token), `None` for a blank or
-/// comment-only line. Only what the split and the summary need is checked; the reader
-/// checks the rest.
+/// comment-only line, the file's [`LineFormat`] applied. Only what the split and the summary
+/// need is checked; the reader checks the rest.
 pub(crate) fn label_and_qid<'l>(
     file: &str,
     line_no: usize,
     line: &'l [u8],
+    format: LineFormat,
 ) -> Result<Option<LineHead<'l>>, DataError> {
-    let data = match memchr::memchr(b'#', line) {
-        Some(p) => &line[..p],
-        None => line,
+    let (data, comment) = match memchr::memchr(b'#', line) {
+        Some(p) => (&line[..p], Some(&line[p + 1..])),
+        None => (line, None),
     };
     let mut tokens = data.split(|b| *b == b' ' || *b == b'\t').filter(|t| !t.is_empty());
     let Some(label) = tokens.next() else { return Ok(None) };
@@ -270,21 +271,24 @@ pub(crate) fn label_and_qid<'l>(
         token: String::from_utf8_lossy(&token[..token.len().min(40)]).into_owned(),
         kind,
     };
-    let grade = std::str::from_utf8(label)
-        .ok()
-        .and_then(|s| s.parse::<Grade>().ok())
-        .ok_or_else(|| err(ParseErrorKind::Label, label))?;
-    let qid_tok = tokens.next().ok_or_else(|| err(ParseErrorKind::MissingQid, data))?;
-    let qid = qid_tok.strip_prefix(b"qid:").ok_or_else(|| err(ParseErrorKind::MissingQid, qid_tok))?;
-    if qid.is_empty() {
-        return Err(err(ParseErrorKind::EmptyQid, qid_tok));
-    }
+    let (grade, _) = grade_of(label, format).map_err(|kind| err(kind, label))?;
+    let qid = if format.qid_in_comment {
+        comment_qid(comment).ok_or_else(|| err(ParseErrorKind::CommentQid, line))?
+    } else {
+        let qid_tok = tokens.next().ok_or_else(|| err(ParseErrorKind::MissingQid, data))?;
+        let qid = qid_tok.strip_prefix(b"qid:").ok_or_else(|| err(ParseErrorKind::MissingQid, qid_tok))?;
+        if qid.is_empty() {
+            return Err(err(ParseErrorKind::EmptyQid, qid_tok));
+        }
+        qid
+    };
     let rest = tokens.next_back().unwrap_or(b"");
     Ok(Some((grade, qid, rest)))
 }
 
-/// Streams a file once: hash, rows, queries, highest feature index and grades.
-pub fn inspect(path: &Path) -> Result<FileSummary, DataError> {
+/// Streams a file once (written in `format`): hash, rows, queries, highest feature index and
+/// grades.
+pub fn inspect(path: &Path, format: LineFormat) -> Result<FileSummary, DataError> {
     let name = path.display().to_string();
     let mut rows = 0usize;
     let mut queries = 0usize;
@@ -292,7 +296,7 @@ pub fn inspect(path: &Path) -> Result<FileSummary, DataError> {
     let mut labels = BTreeSet::new();
     let mut last_qid: Vec<u8> = Vec::new();
     let (bytes, sha256) = for_each_line(path, |line_no, line| {
-        let Some((grade, qid, last)) = label_and_qid(&name, line_no, line)? else { return Ok(()) };
+        let Some((grade, qid, last)) = label_and_qid(&name, line_no, line, format)? else { return Ok(()) };
         rows += 1;
         labels.insert(grade);
         if rows == 1 || qid != last_qid.as_slice() {
@@ -394,11 +398,23 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
         std::fs::write(d.path().join("a.txt.gz"), gz.finish().unwrap()).unwrap();
-        let a = inspect(&d.path().join("a.txt")).unwrap();
+        let a = inspect(&d.path().join("a.txt"), LineFormat::default()).unwrap();
         assert_eq!((a.rows, a.queries, a.max_index, a.labels.clone()), (3, 2, 25, vec![0, 1, 2]));
         assert_eq!(a.sha256, hex(&Sha256::digest(text.as_bytes())));
-        assert_eq!(inspect(&d.path().join("a.txt.gz")).unwrap(), a);
+        assert_eq!(inspect(&d.path().join("a.txt.gz"), LineFormat::default()).unwrap(), a);
+        // Query ids in comments, real labels graded by the rule.
+        write(d.path(), "imat.txt", "0.5 1:1 # 7\n2 245:0.5 # 7\n1.4 3:1 # 9\n");
+        let format =
+            LineFormat { qid_in_comment: true, fractional_labels: Some(crate::reader::LabelRounding::Round) };
+        let i = inspect(&d.path().join("imat.txt"), format).unwrap();
+        assert_eq!((i.rows, i.queries, i.max_index, i.labels), (3, 2, 245, vec![1, 2]));
+        assert!(inspect(&d.path().join("imat.txt"), LineFormat::default()).is_err());
         write(d.path(), "bad.txt", "0 qid:1 1:1\nx qid:2 1:1\n");
-        assert!(inspect(&d.path().join("bad.txt")).unwrap_err().to_string().contains("bad.txt:2"));
+        assert!(
+            inspect(&d.path().join("bad.txt"), LineFormat::default())
+                .unwrap_err()
+                .to_string()
+                .contains("bad.txt:2")
+        );
     }
 }

@@ -12,14 +12,16 @@ use ltr_metrics::Convention;
 use serde::{Deserialize, Serialize};
 
 use crate::error::DataError;
+use crate::reader::{LabelRounding, LineFormat};
 
 /// The manifests shipped in `datasets/`, compiled in.
-pub const BUILTIN: [(&str, &str); 5] = [
+pub const BUILTIN: [(&str, &str); 6] = [
     ("letor3", include_str!("../../../datasets/letor3.toml")),
     ("letor4", include_str!("../../../datasets/letor4.toml")),
     ("mslr", include_str!("../../../datasets/mslr.toml")),
     ("yahoo", include_str!("../../../datasets/yahoo.toml")),
     ("istella", include_str!("../../../datasets/istella.toml")),
+    ("yandex", include_str!("../../../datasets/yandex.toml")),
 ];
 
 /// The most folds a variant may have (LETOR and MSLR have 5): the file list is built from
@@ -94,6 +96,12 @@ pub struct Archive {
     /// downloadable, the error says to get it there and where to put it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub license: Option<String>,
+    /// Where and how to get an archive that has no stable public address and no license gate
+    /// (a contest's files that circulate as copies): when the archive is neither in the
+    /// download folder nor downloadable, the error gives this text and where to put it. Such
+    /// an archive, like a license-gated one, is placed by hand, so it is never deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
     /// Free-text provenance of the address and hash.
     #[serde(default)]
     pub note: Option<String>,
@@ -220,6 +228,30 @@ pub struct Variant {
     /// against the released files; the manifests say where.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rotation: bool,
+    /// The folds are made locally from one labelled file of the release (Yandex's IM2009
+    /// ships one labelled file and a test file without labels): its queries are split into
+    /// `folds` subsets and rotated as LETOR does ([`crate::split::split_file`]); every fold
+    /// file is then derived, not fetched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<FoldSplit>,
+    /// The query id is each line's comment (`# 3382`): see [`LineFormat::qid_in_comment`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub qid_in_comment: bool,
+    /// How real-valued labels become grades: see [`LineFormat::fractional_labels`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fractional_labels: Option<LabelRounding>,
+}
+
+/// How the folds of a variant are made from one file: its queries shuffled with `seed` (the
+/// pinned ChaCha8 stream), cut into as many subsets as the variant has folds and rotated into
+/// folds ([`crate::split::split_file`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FoldSplit {
+    /// The file split (one of the variant's `extra_files`).
+    pub from: String,
+    /// The shuffle's seed.
+    pub seed: u64,
 }
 
 /// How a validation split is carved out of a training file: the queries are shuffled with
@@ -361,6 +393,19 @@ impl Manifest {
                 if v.rotation {
                     v.check_rotation().map_err(|e| format!("{}/{}: rotation: {e}", d.name, v.name))?;
                 }
+                if let Some(sp) = &v.split
+                    && (v.folds < 3
+                        || !v.fold_dir.contains("{k}")
+                        || !v.extra_files.contains(&sp.from)
+                        || v.holdout.is_some()
+                        || !v.pieces.is_empty())
+                {
+                    return Err(format!(
+                        "{}/{}: split: at least 3 folds in fold folders (`{{k}}`), `from` among \
+                         `extra_files`, and neither `holdout` nor `pieces`",
+                        d.name, v.name
+                    ));
+                }
                 if let Some(h) = &v.holdout
                     && (v.folds != 1 || !v.extra_files.contains(&h.from) || !(2..=100).contains(&h.every))
                 {
@@ -443,11 +488,19 @@ impl Variant {
         out
     }
 
-    /// Whether a variant file is made locally (a [`Holdout`]'s train and vali) rather than
-    /// fetched.
+    /// Whether a variant file is made locally (a [`Holdout`]'s train and vali, every fold
+    /// file of a [`FoldSplit`]) rather than fetched.
     pub fn is_derived(&self, file: &str) -> bool {
+        if self.split.is_some() {
+            return !self.extra_files.iter().any(|f| f == file);
+        }
         self.holdout.is_some()
             && (file == self.fold_file(1, Split::Train) || file == self.fold_file(1, Split::Vali))
+    }
+
+    /// How its files write labels and query ids.
+    pub fn line_format(&self) -> LineFormat {
+        LineFormat { qid_in_comment: self.qid_in_comment, fractional_labels: self.fractional_labels }
     }
 
     /// The files that are fetched: [`Variant::files`] without the derived ones.
@@ -616,6 +669,40 @@ mod tests {
         let mut m = good;
         m.max_download_bytes = Some(0);
         assert!(reparse(&m).unwrap_err().to_string().contains("`max_download_bytes` must be positive"));
+    }
+
+    #[test]
+    fn im2009_fetches_its_learning_file_and_derives_its_folds() {
+        let m = Manifest::builtin("yandex").unwrap();
+        let d = m.dataset("im2009").unwrap();
+        assert_eq!((d.features, d.queries, d.documents), (245, Some(9124), Some(97290)));
+        let v = d.default_variant();
+        assert_eq!(v.fetched_files(), vec!["imat2009_learning.txt".to_string()]);
+        assert_eq!(v.files().iter().filter(|f| v.is_derived(f)).count(), 15);
+        assert_eq!(
+            v.line_format(),
+            LineFormat { qid_in_comment: true, fractional_labels: Some(LabelRounding::Round) }
+        );
+        let a = m.archive(&v.archive).unwrap();
+        assert!(a.urls.is_empty() && a.license.is_none() && a.placement.is_some());
+
+        let reparse = |m: &Manifest| Manifest::parse(&toml::to_string(m).unwrap(), Path::new("y.toml"));
+        assert_eq!(reparse(&m).unwrap(), m);
+        for broken in [
+            |v: &mut Variant| {
+                v.folds = 2;
+                v.rotation = false;
+            },
+            |v: &mut Variant| v.extra_files.clear(),
+            |v: &mut Variant| {
+                v.holdout = Some(Holdout { from: "imat2009_learning.txt".into(), every: 5, seed: 1 })
+            },
+        ] {
+            let mut bad = m.clone();
+            broken(&mut bad.datasets[0].variants[0]);
+            let e = reparse(&bad).unwrap_err().to_string();
+            assert!(e.contains("split:"), "{e}");
+        }
     }
 
     #[test]

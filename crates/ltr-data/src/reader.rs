@@ -7,6 +7,10 @@
 //! * plain or gzip input (detected by magic bytes, not by name); CRLF or LF;
 //! * sparse rows: features that are absent are 0 (MSLR / SVMlight style);
 //! * strictly increasing 1-based indices; finite values; integer grades 0..=255;
+//! * two departures, only when [`ReadOptions::format`] declares them ([`LineFormat`]): the
+//!   query id written as the line's comment instead of a `qid:` token (`<grade> 1:0.5 ... #
+//!   3382`, Yandex's Internet Mathematics 2009 files), and real-valued labels (means of
+//!   assessors' grades, `0.5`, `2.16049`) made grades by a stated rule, counted and logged;
 //! * the documents of one query are contiguous: a qid that reappears after another query
 //!   started is an error;
 //! * blank lines and lines holding only a `#` comment are skipped;
@@ -31,9 +35,107 @@ use std::path::Path;
 use flate2::read::MultiGzDecoder;
 use ltr_core::fs::open_regular;
 use ltr_core::{Dataset, Grade};
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::{DataError, DenseLimit, ParseErrorKind};
+
+/// How a file writes labels and query ids where it departs from the LETOR form; the default
+/// is the LETOR form itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineFormat {
+    /// The query id is the line's comment, `<label> <index>:<value> ... # <qid>` (Yandex's
+    /// Internet Mathematics 2009 files), instead of a `qid:<id>` token after the label. The
+    /// comment must then be that one token; there is no document id.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub qid_in_comment: bool,
+    /// How a label that is a real number and not an integer (`0.5`, `2.16049`: Yandex's IM2009
+    /// labels are means of several assessors' grades) becomes a grade. `None`: such a label is
+    /// refused, naming the line. Metrics and learners see the grade, never the real value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fractional_labels: Option<LabelRounding>,
+}
+
+impl LineFormat {
+    /// Whether it is the LETOR form (nothing declared).
+    pub fn is_letor(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// How a real-valued label becomes an integer grade ([`LineFormat::fractional_labels`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LabelRounding {
+    /// The nearest grade, halves up: `0.5` is 1, `1.33333` is 1, `2.5` is 3.
+    Round,
+    /// The grade below: `0.5` is 0, `1.99` is 1.
+    Floor,
+}
+
+impl LabelRounding {
+    /// The grade of a real label `v` (finite, at least 0), if it is one of 0..=255.
+    pub fn grade(self, v: f64) -> Option<Grade> {
+        let g = match self {
+            Self::Round => (v + 0.5).floor(),
+            Self::Floor => v.floor(),
+        };
+        (v >= 0.0 && g <= f64::from(Grade::MAX)).then_some(g as Grade)
+    }
+
+    /// Its name in manifests and specs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Round => "round",
+            Self::Floor => "floor",
+        }
+    }
+
+    /// Its rule in words, for logs and reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Round => "rounded to the nearest grade, halves up",
+            Self::Floor => "rounded down to the grade below",
+        }
+    }
+}
+
+impl std::str::FromStr for LabelRounding {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "round" => Ok(Self::Round),
+            "floor" => Ok(Self::Floor),
+            other => Err(format!("`{other}` is not a rule for fractional labels (round, floor)")),
+        }
+    }
+}
+
+/// The grade of a label token under `format`, and whether it was a real number made a grade
+/// (with its value). `Err`: the error kind for the token.
+#[inline]
+pub(crate) fn grade_of(tok: &[u8], format: LineFormat) -> Result<(Grade, Option<f64>), ParseErrorKind> {
+    if let Some(g) = parse_grade(tok) {
+        return Ok((g, None));
+    }
+    let real = std::str::from_utf8(tok)
+        .ok()
+        .filter(|s| is_decimal(s.as_bytes()))
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0);
+    match (real, format.fractional_labels) {
+        (Some(v), Some(rule)) => match rule.grade(v) {
+            Some(g) if f64::from(g) == v => Ok((g, None)),
+            Some(g) => Ok((g, Some(v))),
+            None => Err(ParseErrorKind::Label),
+        },
+        (Some(v), None) if v.fract() != 0.0 && v <= f64::from(Grade::MAX) => {
+            Err(ParseErrorKind::FractionalLabel)
+        }
+        _ => Err(ParseErrorKind::Label),
+    }
+}
 
 /// How to read a file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -54,6 +156,8 @@ pub struct ReadOptions {
     /// `f32` range (Istella's 1.79e308), which are otherwise refused as not finite. `inf`
     /// and `nan` written as such are still refused. `None`: no clipping.
     pub clip: Option<f32>,
+    /// Where the file departs from the LETOR form (query ids in comments, real-valued labels).
+    pub format: LineFormat,
 }
 
 /// The highest feature index a file may use when no feature count is declared. Rows are
@@ -428,6 +532,10 @@ struct Parser<'a> {
     limit: Option<usize>,
     missing: Option<&'a [u8]>,
     clip: Option<f32>,
+    format: LineFormat,
+    /// Real-valued labels made grades ([`LineFormat::fractional_labels`]): how many, the
+    /// smallest and the largest.
+    fractional: (usize, f64, f64),
     line_no: usize,
     /// Row width in `features`: the declared count, else the surveyed widest index.
     width: usize,
@@ -475,6 +583,8 @@ impl<'a> Parser<'a> {
             limit: opts.n_features,
             missing: opts.missing_token.as_deref().map(str::as_bytes),
             clip: opts.clip,
+            format: opts.format,
+            fractional: (0, f64::INFINITY, f64::NEG_INFINITY),
             line_no: 0,
             width,
             rows: survey.rows,
@@ -513,14 +623,26 @@ impl<'a> Parser<'a> {
         let Some(label_tok) = tokens.next() else {
             return Ok(()); // blank or comment-only line
         };
-        let label = parse_grade(label_tok).ok_or_else(|| self.err(ParseErrorKind::Label, label_tok))?;
-
-        let qid_tok = tokens.next().ok_or_else(|| self.err(ParseErrorKind::MissingQid, data))?;
-        let qid =
-            qid_tok.strip_prefix(b"qid:").ok_or_else(|| self.err(ParseErrorKind::MissingQid, qid_tok))?;
-        if qid.is_empty() {
-            return Err(self.err(ParseErrorKind::EmptyQid, qid_tok));
+        let (label, real) = grade_of(label_tok, self.format).map_err(|kind| self.err(kind, label_tok))?;
+        if let Some(v) = real {
+            let (n, lo, hi) = &mut self.fractional;
+            *n += 1;
+            *lo = lo.min(v);
+            *hi = hi.max(v);
         }
+
+        let (qid, qid_tok) = if self.format.qid_in_comment {
+            let qid = comment_qid(comment).ok_or_else(|| self.err(ParseErrorKind::CommentQid, line))?;
+            (qid, qid)
+        } else {
+            let qid_tok = tokens.next().ok_or_else(|| self.err(ParseErrorKind::MissingQid, data))?;
+            let qid =
+                qid_tok.strip_prefix(b"qid:").ok_or_else(|| self.err(ParseErrorKind::MissingQid, qid_tok))?;
+            if qid.is_empty() {
+                return Err(self.err(ParseErrorKind::EmptyQid, qid_tok));
+            }
+            (qid, qid_tok)
+        };
         if self.labels.len() == self.rows {
             return Err(self.changed());
         }
@@ -590,7 +712,7 @@ impl<'a> Parser<'a> {
         }
         self.labels.push(label);
 
-        let doc_id = comment.and_then(doc_id_of);
+        let doc_id = if self.format.qid_in_comment { None } else { comment.and_then(doc_id_of) };
         self.any_doc_id |= doc_id.is_some();
         let doc_id = match doc_id {
             Some(d) => {
@@ -615,6 +737,18 @@ impl<'a> Parser<'a> {
             return Err(self.changed());
         }
         self.offsets.push(self.labels.len());
+        if let (n @ 1.., lo, hi) = self.fractional
+            && let Some(rule) = self.format.fractional_labels
+        {
+            log::warn!(
+                "{}: {n} of {} labels are real values, not grades (from {lo} to {hi}); {} \
+                 (fractional_labels = \"{}\")",
+                self.source,
+                self.labels.len(),
+                rule.describe(),
+                rule.as_str()
+            );
+        }
         let doc_ids = self.any_doc_id.then_some(self.doc_ids);
         Dataset::from_parts(self.width, self.features, self.labels, self.offsets, self.qids, doc_ids)
             .map_err(|e| DataError::Invalid { file: self.source.to_owned(), source: e })
@@ -647,6 +781,14 @@ impl<'a> Iterator for Tokens<'a> {
         self.i = i;
         Some(&s[start..i])
     }
+}
+
+/// The query id a comment holds when [`LineFormat::qid_in_comment`]: the comment's one
+/// token (`# 3382`); `None` for an empty comment or one of several tokens.
+pub(crate) fn comment_qid(comment: Option<&[u8]>) -> Option<&[u8]> {
+    let mut tokens = Tokens { s: comment?, i: 0 };
+    let qid = tokens.next()?;
+    tokens.next().is_none().then_some(qid)
 }
 
 /// `docid = X` inside a comment.
@@ -1028,6 +1170,60 @@ mod tests {
         assert_eq!(d.row(0), &[0.0, 1.0]);
     }
 
+    /// Yandex's IM2009 lines: no `qid:` token, the query id as the comment, real labels.
+    const IMAT: &str = "1 1:0.000023 7:0.704953 # 3382\n0.5 7:0.273423 245:1 # 3382\n\
+                        2.16049 3:0.0068 # 11800\n0 2:1 # 11800\n2.5 1:1 # 11800\n";
+
+    fn imat(rule: Option<LabelRounding>) -> LineFormat {
+        LineFormat { qid_in_comment: true, fractional_labels: rule }
+    }
+
+    #[test]
+    fn query_ids_in_comments_and_real_labels_read_by_the_declared_rule() {
+        let opts = ReadOptions { format: imat(Some(LabelRounding::Round)), ..Default::default() };
+        let d = parse_bytes(IMAT.as_bytes(), "imat.txt", &opts).unwrap();
+        assert_eq!(d.labels(), &[1, 1, 2, 0, 3], "0.5 and 2.5 up, 2.16049 down");
+        assert_eq!(d.query_ids(), &["3382".to_string(), "11800".to_string()]);
+        assert_eq!((d.n_features(), d.row(1)[244], d.row(2)[2]), (245, 1.0, 0.0068));
+        assert!(d.doc_ids().is_none(), "the comment is the query id, not a document id");
+        let opts = ReadOptions { format: imat(Some(LabelRounding::Floor)), ..Default::default() };
+        let d = parse_bytes(IMAT.as_bytes(), "imat.txt", &opts).unwrap();
+        assert_eq!(d.labels(), &[1, 0, 2, 0, 2]);
+        // Integer labels written as decimals are grades under a rule, not moved.
+        assert_eq!(grade_of(b"3.000", imat(Some(LabelRounding::Floor))), Ok((3, None)));
+        assert_eq!(grade_of(b"0.25", imat(Some(LabelRounding::Round))), Ok((0, Some(0.25))));
+    }
+
+    #[test]
+    fn real_labels_and_missing_query_ids_are_refused_unless_declared() {
+        // No rule: a real label is refused with the key that reads it.
+        let e = err_of("0.5 qid:1 1:1\n");
+        assert!(e.starts_with("t.txt:1:") && e.contains("fractional_labels") && e.contains("`0.5`"), "{e}");
+        let opts = ReadOptions { format: imat(None), ..Default::default() };
+        let e = parse_bytes(IMAT.as_bytes(), "imat.txt", &opts).unwrap_err().to_string();
+        assert!(e.starts_with("imat.txt:2:") && e.contains("real number"), "{e}");
+        // The LETOR form: no `qid:` token.
+        let e = parse_bytes(IMAT.as_bytes(), "imat.txt", &ReadOptions::default()).unwrap_err().to_string();
+        assert!(e.starts_with("imat.txt:1:") && e.contains("qid"), "{e}");
+        // The comment form: the comment must be the one token.
+        let round = ReadOptions { format: imat(Some(LabelRounding::Round)), ..Default::default() };
+        for bad in ["1 1:1\n", "1 1:1 #\n", "1 1:1 # docid = 7\n"] {
+            let e = parse_bytes(bad.as_bytes(), "c.txt", &round).unwrap_err().to_string();
+            assert!(e.starts_with("c.txt:1:") && e.contains("# <qid>"), "{bad:?}: {e}");
+        }
+        // Withheld labels (IM2009's test file writes -1) and labels past 255 are no grades.
+        for bad in ["-1 1:1 # 5\n", "255.5 1:1 # 5\n", "nan 1:1 # 5\n", "inf 1:1 # 5\n"] {
+            let e = parse_bytes(bad.as_bytes(), "c.txt", &round).unwrap_err().to_string();
+            assert!(e.contains("label is not an integer grade"), "{bad:?}: {e}");
+        }
+        assert_eq!(LabelRounding::Round.grade(255.49), Some(255));
+        assert_eq!(LabelRounding::Floor.grade(1.99), Some(1));
+        assert_eq!(
+            "ceil".parse::<LabelRounding>().unwrap_err(),
+            "`ceil` is not a rule for fractional labels (round, floor)"
+        );
+    }
+
     #[test]
     fn clip_bounds_values_and_takes_istella_sentinels_but_not_inf() {
         let line = b"0 qid:1 1:1.79769313486232e+308 2:-3e7 3:0.5 4:-1.79769313486232E+308\n";
@@ -1149,7 +1345,7 @@ mod tests {
         std::fs::write(&zipped, gz.finish().unwrap()).unwrap();
         let opts = ReadOptions::default();
         for p in [&plain, &zipped] {
-            let recorded = crate::local::inspect(p).unwrap().sha256;
+            let recorded = crate::local::inspect(p, LineFormat::default()).unwrap().sha256;
             let loaded = read_file_as_hashed(p, &opts, &recorded).unwrap();
             assert_eq!(loaded.dataset.n_docs(), 2);
             let other = "0".repeat(64);

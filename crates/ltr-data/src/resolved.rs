@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use ltr_core::Convention;
 use serde::{Deserialize, Serialize};
 
+use crate::reader::LineFormat;
+
 /// One file of a fold: path relative to the collection root and its sha256.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataFile {
@@ -46,6 +48,9 @@ pub struct DatasetInput {
     /// Feature values are clipped to `[-clip, clip]` when read (the variant's policy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clip: Option<f32>,
+    /// How its files write labels and query ids, where they depart from the LETOR form.
+    #[serde(default, skip_serializing_if = "LineFormat::is_letor")]
+    pub format: LineFormat,
     /// `Some(n)`: the dataset's `n` folds are the LETOR rotation of `n` subsets, byte for byte
     /// ([`crate::manifest::Variant::rotation`]), so a run over all of them may parse each
     /// subset once ([`crate::folds::rotation_subsets`]).

@@ -19,6 +19,7 @@ use crate::error::{DataError, ParseErrorKind};
 use crate::folds::rotation;
 use crate::local::{for_each_line, label_and_qid};
 use crate::manifest::Split;
+use crate::reader::LineFormat;
 
 /// What [`split_file`] did; written beside the files as `split.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,10 +51,17 @@ pub fn assign(n: usize, parts: u32, seed: u64) -> Vec<u32> {
     part
 }
 
-/// Splits `src` (plain or gzip) into `parts` query-disjoint subsets and writes, under `out`,
-/// `S1.txt .. S{parts}.txt`, the fold files of the rotation and `split.json`. Needs at
-/// least three subsets and one query per subset. Lines end with `\n` in the output.
-pub fn split_file(src: &Path, out: &Path, parts: u32, seed: u64) -> Result<SplitRecord, DataError> {
+/// Splits `src` (plain or gzip, written in `format`) into `parts` query-disjoint subsets and
+/// writes, under `out`, `S1.txt .. S{parts}.txt`, the fold files of the rotation and
+/// `split.json`. Needs at least three subsets and one query per subset. Lines are copied as
+/// they are (in `format`) and end with `\n` in the output.
+pub fn split_file(
+    src: &Path,
+    out: &Path,
+    parts: u32,
+    seed: u64,
+    format: LineFormat,
+) -> Result<SplitRecord, DataError> {
     let name = src.display().to_string();
     let invalid = |reason: String| DataError::Unavailable { dataset: name.clone(), reason };
     if !(3..=crate::manifest::MAX_FOLDS).contains(&parts) {
@@ -66,7 +74,7 @@ pub fn split_file(src: &Path, out: &Path, parts: u32, seed: u64) -> Result<Split
     let mut first_line: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut last: Option<Vec<u8>> = None;
     let (_, source_sha256) = for_each_line(src, |line_no, line| {
-        let Some((_, qid, _)) = label_and_qid(&name, line_no, line)? else { return Ok(()) };
+        let Some((_, qid, _)) = label_and_qid(&name, line_no, line, format)? else { return Ok(()) };
         if last.as_deref() == Some(qid) {
             return Ok(());
         }
@@ -104,7 +112,7 @@ pub fn split_file(src: &Path, out: &Path, parts: u32, seed: u64) -> Result<Split
     let mut q: Option<usize> = None;
     let mut last: Vec<u8> = Vec::new();
     let (_, again) = for_each_line(src, |line_no, line| {
-        match label_and_qid(&name, line_no, line)? {
+        match label_and_qid(&name, line_no, line, format)? {
             Some((_, qid, _)) => {
                 if q.is_none() || qid != last.as_slice() {
                     q = Some(q.map_or(0, |i| i + 1));
@@ -169,19 +177,20 @@ pub struct HoldoutCounts {
 
 /// Splits `src` into `train` and `vali` by query: the queries are shuffled with `seed` and
 /// the first `n / every` of the shuffle ([`assign`]'s subset 0 of `every`) go to vali.
-/// File order is kept within each output; lines end with `\n`.
+/// File order is kept within each output; lines (in `format`, as they are) end with `\n`.
 pub fn holdout_file(
     src: &Path,
     train: &Path,
     vali: &Path,
     every: u32,
     seed: u64,
+    format: LineFormat,
 ) -> Result<HoldoutCounts, DataError> {
     let name = src.display().to_string();
     let mut n = 0usize;
     let mut last: Option<Vec<u8>> = None;
     for_each_line(src, |line_no, line| {
-        if let Some((_, qid, _)) = label_and_qid(&name, line_no, line)?
+        if let Some((_, qid, _)) = label_and_qid(&name, line_no, line, format)?
             && last.as_deref() != Some(qid)
         {
             n += 1;
@@ -206,7 +215,7 @@ pub fn holdout_file(
     let mut q: Option<usize> = None;
     let mut last: Vec<u8> = Vec::new();
     for_each_line(src, |line_no, line| {
-        if let Some((_, qid, _)) = label_and_qid(&name, line_no, line)?
+        if let Some((_, qid, _)) = label_and_qid(&name, line_no, line, format)?
             && (q.is_none() || qid != last.as_slice())
         {
             q = Some(q.map_or(0, |i| i + 1));
@@ -269,7 +278,7 @@ mod tests {
         let src = d.path().join("all.txt");
         std::fs::write(&src, data(40)).unwrap();
         let out = d.path().join("out");
-        let rec = split_file(&src, &out, 5, 7).unwrap();
+        let rec = split_file(&src, &out, 5, 7, LineFormat::default()).unwrap();
         assert_eq!(rec.queries.iter().sum::<usize>(), 40);
         assert_eq!(rec.queries, vec![8; 5]);
         let opts = ReadOptions::default();
@@ -287,10 +296,31 @@ mod tests {
         assert_eq!(f2("vali"), pieces[4]);
         assert_eq!(f2("train").len(), 24);
         let again = d.path().join("again");
-        split_file(&src, &again, 5, 7).unwrap();
+        split_file(&src, &again, 5, 7, LineFormat::default()).unwrap();
         for f in ["S3.txt", "Fold4/train.txt", "split.json"] {
             assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(again.join(f)).unwrap(), "{f}");
         }
+    }
+
+    #[test]
+    fn a_file_with_query_ids_in_comments_splits_by_them_and_keeps_its_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("imat2009_learning.txt");
+        let mut text = String::new();
+        for q in 0..30 {
+            text += &format!("{}.5 1:0.{q} # {}\n0 2:1 # {}\n", q % 4, 3000 + q, 3000 + q);
+        }
+        std::fs::write(&src, &text).unwrap();
+        let format =
+            LineFormat { qid_in_comment: true, fractional_labels: Some(crate::reader::LabelRounding::Round) };
+        assert!(split_file(&src, &d.path().join("letor"), 5, 4, LineFormat::default()).is_err());
+        let rec = split_file(&src, &d.path().join("o"), 5, 4, format).unwrap();
+        assert_eq!(rec.queries, vec![6; 5]);
+        let opts = ReadOptions { format, ..ReadOptions::default() };
+        let test = read_file(&d.path().join("o/Fold1/test.txt"), &opts).unwrap().dataset;
+        assert_eq!(test.n_queries(), 6);
+        let lines = std::fs::read_to_string(d.path().join("o/S1.txt")).unwrap();
+        assert!(lines.lines().all(|l| text.lines().any(|t| t == l)), "lines are copied as they are");
     }
 
     #[test]
@@ -299,7 +329,7 @@ mod tests {
         let src = d.path().join("train.txt");
         std::fs::write(&src, data(50)).unwrap();
         let (t, v) = (d.path().join("t.txt"), d.path().join("v.txt"));
-        let c = holdout_file(&src, &t, &v, 5, 3).unwrap();
+        let c = holdout_file(&src, &t, &v, 5, 3, LineFormat::default()).unwrap();
         assert_eq!((c.train_queries, c.vali_queries), (40, 10));
         let opts = ReadOptions::default();
         let qt: BTreeSet<String> =
@@ -308,7 +338,7 @@ mod tests {
             read_file(&v, &opts).unwrap().dataset.query_ids().iter().cloned().collect();
         assert!(qt.is_disjoint(&qv) && qt.len() + qv.len() == 50);
         let first = std::fs::read(&v).unwrap();
-        holdout_file(&src, &t, &v, 5, 3).unwrap();
+        holdout_file(&src, &t, &v, 5, 3, LineFormat::default()).unwrap();
         assert_eq!(std::fs::read(&v).unwrap(), first);
     }
 
@@ -317,9 +347,14 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let src = d.path().join("few.txt");
         std::fs::write(&src, data(4)).unwrap();
-        assert!(split_file(&src, &d.path().join("o"), 5, 1).unwrap_err().to_string().contains("4 queries"));
+        assert!(
+            split_file(&src, &d.path().join("o"), 5, 1, LineFormat::default())
+                .unwrap_err()
+                .to_string()
+                .contains("4 queries")
+        );
         std::fs::write(&src, "0 qid:1 1:1\n0 qid:2 1:1\n0 qid:1 1:1\n").unwrap();
-        let e = split_file(&src, &d.path().join("o"), 3, 1).unwrap_err().to_string();
+        let e = split_file(&src, &d.path().join("o"), 3, 1, LineFormat::default()).unwrap_err().to_string();
         assert!(e.contains("few.txt:3") && e.contains("reappears"), "{e}");
     }
 }

@@ -143,12 +143,13 @@ impl Fetcher {
             match &expected {
                 Some(h) => match self.cache.status_rel(&rel, Some(h))? {
                     FileStatus::Verified { .. } => have = true,
-                    FileStatus::Mismatch { actual, .. } if archive.license.is_some() => {
+                    FileStatus::Mismatch { actual, .. } if placed_by_hand(archive) => {
                         // Placed by hand: it cannot be downloaded again, so it is neither
                         // used nor deleted.
                         let from = archive
                             .license
                             .as_ref()
+                            .or(archive.placement.as_ref())
                             .map(|l| format!("; get it from {l}"))
                             .unwrap_or_default();
                         return Err(FetchError::PlacedArchive {
@@ -201,7 +202,7 @@ impl Fetcher {
             let (url, actual) =
                 match self.download(&archive.urls, &rel, &archive.name, expected, &limit, session) {
                     Ok(done) => done,
-                    Err(e @ FetchError::Download { .. }) if archive.license.is_some() => {
+                    Err(e @ FetchError::Download { .. }) if placed_by_hand(archive) => {
                         return Err(unavailable(Some(e.to_string())));
                     }
                     Err(e) => return Err(e),
@@ -341,11 +342,25 @@ impl Fetcher {
     }
 }
 
-/// Where to get a license-gated archive and where to put it; `None` for other archives.
+/// Whether an archive is put into the download folder by hand (license-gated, or with no
+/// stable public address) rather than only downloaded.
+fn placed_by_hand(archive: &Archive) -> bool {
+    archive.license.is_some() || archive.placement.is_some()
+}
+
+/// Where to get an archive that is placed by hand and where to put it; `None` for other
+/// archives.
 fn placement(archive: &Archive, dest: &std::path::Path) -> Option<String> {
-    archive.license.as_ref().map(|l| {
-        format!(
+    if let Some(l) = &archive.license {
+        return Some(format!(
             "{} is license-gated: get it from {l} and put it at {}, then run again",
+            archive.name,
+            dest.display()
+        ));
+    }
+    archive.placement.as_ref().map(|p| {
+        format!(
+            "{} has no stable public address ({p}): put it at {}, then run again",
             archive.name,
             dest.display()
         )

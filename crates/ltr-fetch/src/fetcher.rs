@@ -190,7 +190,7 @@ impl Fetcher {
         let needed = self.via_cache(&ds.name, &chosen, &mut report)?;
         if needed.is_empty() {
             report.source = "cache".into();
-            self.derive_holdouts(&chosen, &mut report)?;
+            self.derive_files(&chosen, &mut report)?;
             return Ok(report);
         }
         let mut errors: Vec<FetchError> = Vec::new();
@@ -215,7 +215,7 @@ impl Fetcher {
 
         report.source = sources.join(", ");
         if errors.is_empty() {
-            self.derive_holdouts(&chosen, &mut report)?;
+            self.derive_files(&chosen, &mut report)?;
         }
         let mut errors = errors.into_iter();
         match errors.next() {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use ltr_core::{Convention, Grade};
 use ltr_data::local::{FileSummary, Layout, detect, inspect};
 use ltr_data::manifest::Split;
+use ltr_data::reader::LineFormat;
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_data::split::split_file;
 
@@ -33,6 +34,8 @@ pub struct LocalRequest {
     pub missing_token: Option<String>,
     /// Seed of the split of a single file.
     pub split_seed: u64,
+    /// How the files write labels and query ids (the LETOR form unless declared).
+    pub format: LineFormat,
 }
 
 /// A resolved local dataset with what its files hold.
@@ -100,7 +103,7 @@ pub fn resolve_local(req: &LocalRequest, cache: &DataCache) -> Result<LocalDatas
     for f in &folds {
         let one = |s: Split| -> Result<(PathBuf, FileSummary), FetchError> {
             let p = f.of(s).to_owned();
-            let summary = inspect(&p)?;
+            let summary = inspect(&p, req.format)?;
             log::debug!(
                 "{}: {} rows, {} queries, highest feature index {}",
                 p.display(),
@@ -141,6 +144,7 @@ pub fn resolve_local(req: &LocalRequest, cache: &DataCache) -> Result<LocalDatas
             features,
             missing_token: req.missing_token.clone(),
             clip: None,
+            format: req.format,
             rotation: None,
             root,
             folds: fold_files,
@@ -187,7 +191,7 @@ fn feature_count(declared: Option<usize>, files: &[[(PathBuf, FileSummary); 3]])
 /// The folder holding the split of `file` for this request, made on first use: named by the
 /// file's sha256 and the seed, written in a staging folder and renamed into place.
 fn split_of(file: &Path, req: &LocalRequest, cache: &DataCache) -> Result<PathBuf, FetchError> {
-    let summary = inspect(file)?;
+    let summary = inspect(file, req.format)?;
     let safe: String = req
         .name
         .chars()
@@ -201,7 +205,7 @@ fn split_of(file: &Path, req: &LocalRequest, cache: &DataCache) -> Result<PathBu
     }
     let staging = cache.staging()?;
     let out = staging.path().join("split");
-    let record = split_file(file, &out, SPLIT_PARTS, req.split_seed)?;
+    let record = split_file(file, &out, SPLIT_PARTS, req.split_seed, req.format)?;
     if record.source_sha256 != summary.sha256 {
         return Err(FetchError::Data(ltr_data::DataError::Changed { file: file.display().to_string() }));
     }

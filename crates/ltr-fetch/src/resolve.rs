@@ -110,6 +110,7 @@ pub(crate) fn input(
         features: entry.features,
         missing_token: variant.missing_token.clone(),
         clip: variant.clip,
+        format: variant.line_format(),
         rotation: variant.rotation.then_some(variant.folds),
         root: cache.root().to_owned(),
         folds,

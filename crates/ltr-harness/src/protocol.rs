@@ -173,8 +173,8 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
     })
 }
 
-/// Reads one file of a dataset as the protocol does: the dataset's width, missing-value token
-/// and clipping, carrying the spec's evaluation convention. The bytes parsed are hashed in the
+/// Reads one file of a dataset as the protocol does: the dataset's width, missing-value token,
+/// clipping and line format, carrying the spec's evaluation convention. The bytes parsed are hashed in the
 /// same pass and must be the ones the file's recorded sha256 (part of every cell key) was
 /// taken from: a file changed since its dataset was resolved is refused.
 fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
@@ -182,6 +182,7 @@ fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Re
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
         clip: dataset.clip,
+        format: dataset.format,
         ..ReadOptions::default()
     };
     let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {

@@ -492,6 +492,7 @@ pub(crate) mod fixture {
             features: 3,
             missing_token: None,
             clip: None,
+            format: Default::default(),
             rotation: None,
             root: root.to_owned(),
             folds,

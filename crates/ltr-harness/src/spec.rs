@@ -45,6 +45,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ltr_data::normalize::Normalization;
+use ltr_data::Manifest;
+use ltr_data::reader::{LabelRounding, LineFormat};
 use ltr_metrics::{Convention, Metric};
 use serde::{Deserialize, Serialize};
 
@@ -56,12 +58,13 @@ use crate::registry::{AlgoConfig, default_validation_metric};
 pub const MAX_SPEC_BYTES: u64 = 16 << 20;
 
 /// Spec files shipped in `experiments/`, compiled in.
-pub const BUILTIN: [(&str, &str); 5] = [
+pub const BUILTIN: [(&str, &str); 6] = [
     ("letor3", include_str!("../../../experiments/letor3.toml")),
     ("letor4", include_str!("../../../experiments/letor4.toml")),
     ("mslr", include_str!("../../../experiments/mslr.toml")),
     ("yahoo", include_str!("../../../experiments/yahoo.toml")),
     ("istella", include_str!("../../../experiments/istella.toml")),
+    ("yandex", include_str!("../../../experiments/yandex.toml")),
 ];
 
 #[derive(Debug, Deserialize)]
@@ -458,11 +461,28 @@ pub struct PathDataset {
     pub missing_token: Option<String>,
     /// Seed of the split of a single file (default: the spec's seed).
     pub split_seed: Option<u64>,
+    /// How the files write labels and query ids (`qid_in_comment`, `fractional_labels`).
+    #[serde(skip_serializing_if = "LineFormat::is_letor")]
+    pub format: LineFormat,
+    /// With no convention given (here or by the spec), choose it from the grades found:
+    /// `mslr` when they go above 2, else `letor3` (`ltr run --data`). Otherwise such a
+    /// dataset is reported under `letor3`, the suite's default.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub guess_convention: bool,
 }
 
 /// The keys a `[[datasets]]` table may have.
-const DATASET_KEYS: [&str; 7] =
-    ["name", "path", "convention", "features", "missing_token", "split_seed", "normalize"];
+const DATASET_KEYS: [&str; 9] = [
+    "name",
+    "path",
+    "convention",
+    "features",
+    "missing_token",
+    "split_seed",
+    "qid_in_comment",
+    "fractional_labels",
+    "normalize",
+];
 
 /// The keys of [`DATASET_KEYS`] a dataset of the collection (a table without `path`) may set.
 const COLLECTION_DATASET_KEYS: [&str; 2] = ["name", "normalize"];
@@ -522,6 +542,16 @@ fn parse_datasets(values: &[toml::Value], base: &Path) -> std::result::Result<Pa
                         normalize.insert(name.clone(), n);
                     }
                 }
+                let qid_in_comment = match t.get("qid_in_comment") {
+                    None => false,
+                    Some(toml::Value::Boolean(b)) => *b,
+                    Some(other) => {
+                        return Err(format!("{at}: `qid_in_comment` must be true or false, not {other}"));
+                    }
+                };
+                let fractional_labels = text("fractional_labels")?
+                    .map(|r| r.parse::<LabelRounding>().map_err(|e| format!("{at}: fractional_labels: {e}")))
+                    .transpose()?;
                 match text("path")? {
                     Some(p) => paths.push(PathDataset {
                         name: name.clone(),
@@ -530,6 +560,8 @@ fn parse_datasets(values: &[toml::Value], base: &Path) -> std::result::Result<Pa
                         features,
                         missing_token,
                         split_seed,
+                        format: LineFormat { qid_in_comment, fractional_labels },
+                        guess_convention: false,
                     }),
                     None => {
                         if let Some(k) = t.keys().find(|k| !COLLECTION_DATASET_KEYS.contains(&k.as_str())) {
@@ -557,33 +589,51 @@ fn parse_datasets(values: &[toml::Value], base: &Path) -> std::result::Result<Pa
 }
 
 impl ExperimentSpec {
-    /// The spec of `ltr run --data PATH`: one dataset given by path, named after the folder
-    /// or file, with the algorithms (and their grids) of `defaults` and its selection
-    /// metrics, every fold, and `seed`. The spec (so its result store and report) is named
-    /// `<stem>-<hash>`: the dataset's name and the first [`DATA_HASH_LEN`] hex digits of the
-    /// sha256 of the resolved (absolute, symlinks followed) path, so inputs that share a stem
+    /// The spec of `ltr run --data PATH`: one dataset given by path, with the algorithms (and
+    /// their grids) of `defaults` and its selection metrics, every fold, `seed`, and the
+    /// dataset options of `opts` (those a spec's dataset table and keys give).
+    ///
+    /// The dataset is named `opts.name`, else after the path ([`data_name`]: generic folder
+    /// names such as `Data` and `Fold1` are skipped, and a name that is a built-in dataset's
+    /// gets `-local`). The spec (so its result store and report) is named `<name>-<hash>`: the
+    /// dataset's name made a file name and the first [`DATA_HASH_LEN`] hex digits of the
+    /// sha256 of the resolved (absolute, symlinks followed) path, so inputs that share a name
     /// never share a report.
-    pub fn for_data(path: &Path, seed: u64, defaults: &ExperimentSpec) -> Result<Self> {
-        let file_name = path
-            .file_name()
-            .map(ToOwned::to_owned)
-            .or_else(|| std::fs::canonicalize(path).ok().and_then(|p| p.file_name().map(ToOwned::to_owned)))
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "data".into());
-        let stem = file_name.trim_end_matches(".gz").trim_end_matches(".txt");
-        let name: String = stem
+    ///
+    /// # Errors
+    /// A given name that is empty or is a built-in dataset's (the report would present the
+    /// data as that dataset).
+    pub fn for_data(path: &Path, seed: u64, defaults: &ExperimentSpec, opts: &DataOptions) -> Result<Self> {
+        let refuse = |reason: String| HarnessError::Spec { file: path.to_owned(), reason };
+        let name = match &opts.name {
+            Some(given) => {
+                let given = given.trim();
+                if given.is_empty() {
+                    return Err(refuse("--name: empty dataset name".into()));
+                }
+                if let Some(taken) = builtin_dataset(given) {
+                    return Err(refuse(format!(
+                        "--name {given}: {taken}; the report would present this data as that dataset \
+                         (run the built-in one with `ltr run` and its spec), so name it otherwise"
+                    )));
+                }
+                given.to_owned()
+            }
+            None => data_name(path),
+        };
+        let stem: String = name
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
             .collect();
-        let mut name = if name.is_empty() || name.starts_with('.') { format!("data{name}") } else { name };
-        // The run (its store and report) is named by the input too, not by its stem alone:
-        // `exp1/data.txt` and `exp2/data.txt`, or `a b.txt` and `a_b.txt`, are other runs.
+        let mut stem = if stem.is_empty() || stem.starts_with('.') { format!("data{stem}") } else { stem };
+        // The run (its store and report) is named by the input too, not by its name alone:
+        // `exp1/mine.txt` and `exp2/mine.txt`, or `a b.txt` and `a_b.txt`, are other runs.
         let resolved = std::fs::canonicalize(path)
             .or_else(|_| std::path::absolute(path))
             .unwrap_or_else(|_| path.to_owned());
         let hash = crate::code::sha256_hex(resolved.as_os_str().as_encoded_bytes());
-        name.truncate(MAX_NAME_LEN - DATA_HASH_LEN - 1);
-        let run_name = format!("{name}-{}", &hash[..DATA_HASH_LEN]);
+        stem.truncate(MAX_NAME_LEN - DATA_HASH_LEN - 1);
+        let run_name = format!("{stem}-{}", &hash[..DATA_HASH_LEN]);
         Ok(Self {
             source: path.display().to_string(),
             name: run_name,
@@ -592,12 +642,14 @@ impl ExperimentSpec {
             paths: vec![PathDataset {
                 name,
                 path: path.to_owned(),
-                convention: None,
+                convention: opts.convention,
                 features: None,
                 missing_token: None,
                 split_seed: None,
+                format: LineFormat::default(),
+                guess_convention: true,
             }],
-            published: None,
+            published: opts.published.clone(),
             folds: (1..=ltr_data::manifest::MAX_FOLDS).collect(),
             seed,
             convention: None,
@@ -620,6 +672,74 @@ pub const MAX_NAME_LEN: usize = 100;
 
 /// Hex digits of the path hash in the name of a `--data` run ([`ExperimentSpec::for_data`]).
 pub const DATA_HASH_LEN: usize = 8;
+
+/// What `ltr run --data` takes beside the path: the options a spec gives a dataset of its own
+/// ([`ExperimentSpec::for_data`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataOptions {
+    /// The dataset's name in reports (default: from the path, [`data_name`]).
+    pub name: Option<String>,
+    /// The convention its numbers are reported with (default: chosen from its grades when the
+    /// run starts, and said so).
+    pub convention: Option<Convention>,
+    /// Published numbers to show beside ours, in the format of `reports/published/letor.toml`
+    /// (rows match on `dataset`).
+    pub published: Option<PathBuf>,
+}
+
+/// Whether a file or folder name says nothing of the data (`Data`, `data`, `Fold1`, any case):
+/// a dataset is not named after it.
+pub fn is_generic_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "data" || lower.starts_with("fold")
+}
+
+/// The name of a dataset given by `path` with no name of its own: the file's stem (without
+/// `.gz` and `.txt`) or the folder's name, walking up past generic names ([`is_generic_name`]:
+/// `OHSUMED/Data/Fold1` is `OHSUMED`; `data` when every name is generic); a name that is a
+/// built-in dataset's (a folder `OHSUMED` that is not the built-in release) gets `-local`,
+/// with a warning.
+pub fn data_name(path: &Path) -> String {
+    // The path as given, then resolved (`.`, `..`, a generic folder given from inside it).
+    let names = |p: &Path| -> Vec<String> {
+        let mut names: Vec<String> = p
+            .components()
+            .rev()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        if let Some(first) = names.first_mut() {
+            let stem = first.strip_suffix(".gz").unwrap_or(first);
+            *first = stem.strip_suffix(".txt").unwrap_or(stem).to_owned();
+        }
+        names
+    };
+    let resolved = std::fs::canonicalize(path).map(|p| names(&p)).unwrap_or_default();
+    let name = names(path)
+        .into_iter()
+        .chain(resolved)
+        .find(|n| !n.trim().is_empty() && !is_generic_name(n))
+        .unwrap_or_else(|| "data".into());
+    match builtin_dataset(&name) {
+        Some(taken) => {
+            let renamed = format!("{name}-local");
+            log::warn!("{}: named `{renamed}`: {taken} (--name to choose a name)", path.display());
+            renamed
+        }
+        None => name,
+    }
+}
+
+/// When `name` is a dataset of a built-in manifest (any case): which one, in words.
+fn builtin_dataset(name: &str) -> Option<String> {
+    ltr_data::manifest::BUILTIN.iter().find_map(|(collection, _)| {
+        let m = Manifest::builtin(collection).ok()?;
+        let d = m.dataset(name).ok()?;
+        Some(format!("`{}` is the built-in {} dataset", d.name, m.title))
+    })
+}
 
 /// Checks a spec name: it becomes the folder `<results>/<name>` and the files
 /// `<out>/<name>.md|json|csv`, so it must be one plain path component: ASCII letters,
@@ -733,6 +853,30 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
 
     fn err(text: &str) -> String {
         ExperimentSpec::parse(text, Path::new("x/spec.toml")).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn data_names_skip_generic_folders_and_leave_built_in_names_alone() {
+        for (path, name) in [
+            ("x/OHSUMED-L2/Data/Fold2", "OHSUMED-L2"),
+            ("sets/Gov25/DATA", "Gov25"),
+            ("a/mine/data.txt.gz", "mine"),
+            ("a/mine/all.txt", "all"),
+            ("x/OHSUMED/Data", "OHSUMED-local"),
+            ("y/mq2008", "mq2008-local"),
+            ("Fold1", "data"),
+        ] {
+            assert_eq!(data_name(Path::new(path)), name, "{path}");
+        }
+        assert!(is_generic_name("fold01") && is_generic_name("Data") && !is_generic_name("database"));
+        let defaults = ExperimentSpec::parse(BASE, Path::new("b.toml")).unwrap();
+        let named = |name: &str| DataOptions { name: Some(name.into()), ..DataOptions::default() };
+        let s = ExperimentSpec::for_data(Path::new("x/Data"), 1, &defaults, &named("My set")).unwrap();
+        assert_eq!((s.datasets[0].as_str(), &s.name[..7]), ("My set", "My_set-"));
+        assert!(s.paths[0].guess_convention && s.paths[0].convention.is_none());
+        let e = ExperimentSpec::for_data(Path::new("x/Data"), 1, &defaults, &named("td2003")).unwrap_err();
+        assert!(e.to_string().contains("`TD2003` is the built-in LETOR 3.0 dataset"), "{e}");
+        assert!(ExperimentSpec::for_data(Path::new("x"), 1, &defaults, &named(" ")).is_err());
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use ltr_data::folds::locate;
 use ltr_data::normalize::{Normalization, Normalizer};
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_data::reader::{LineFormat, ReadOptions, read_file};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary, evaluate_dataset};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -54,6 +54,8 @@ struct KeyMaterial<'a> {
     /// stores written before it existed.
     #[serde(skip_serializing_if = "Normalization::is_none")]
     normalize: Normalization,
+    #[serde(skip_serializing_if = "LineFormat::is_letor")]
+    line_format: LineFormat,
     convention: Convention,
     fold: u32,
     train: &'a DataFile,
@@ -85,6 +87,7 @@ pub fn cell_key(
         missing_token: dataset.missing_token.as_deref(),
         clip: dataset.clip,
         normalize: spec.normalization(&dataset.name),
+        line_format: dataset.format,
         convention: dataset.convention,
         fold: fold.fold,
         train: &fold.train,
@@ -260,6 +263,7 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
     let opts = ReadOptions {
         n_features: Some(dataset.features),
         missing_token: dataset.missing_token.clone(),
+        format: dataset.format,
         sha256: true,
         ..ReadOptions::default()
     };
@@ -583,6 +587,7 @@ mod tests {
             features: 3,
             missing_token: None,
             clip: None,
+            format: Default::default(),
             rotation: None,
             root: PathBuf::from("/nowhere"),
             folds: vec![FoldFiles { fold: 1, train: file("train"), vali: file("vali"), test: file("test") }],

@@ -18,6 +18,12 @@
 //! order of floating-point operations. Means are taken over queries, per file; the harness
 //! then averages folds.
 //!
+//! Labels are integer grades ([`ltr_core::Grade`]), and every gain, threshold and ERR stop
+//! probability above is of the grade. A release with real-valued labels (Yandex's Internet
+//! Mathematics 2009: means of assessors' grades such as 0.5 or 2.16049) is read under a
+//! declared rule that makes each label a grade (`fractional_labels = "round"` or `"floor"` in
+//! `ltr-data`), so its gain is, say, 2^round(l) - 1, never 2^l - 1 of the real value.
+//!
 //! Under the official conventions a query "has no relevant document" when its ideal DCG is
 //! 0 (NDCG) or when no document reaches the relevance threshold (P, MAP, MRR), exactly as in
 //! the scripts. Under `standard`, the no-relevant policy applies to queries with no document

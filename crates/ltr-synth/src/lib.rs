@@ -10,6 +10,7 @@
 //! | `mslr-web10k` | 10,000 | 120.0 | 136 | as MSLR-WEB30K |
 //! | `yahoo` | 29,921 | 23.7 | 700 (sparse) | one fold, `{train,vali,test}.txt` (Set 1's split) |
 //! | `istella` | 33,018 | 103.2 | 220 | one fold (Istella-S's split) |
+//! | `yandex-im2009` | 9,124 + 10,845 | 10.7 | 245 (sparse, in [0, 1]) | the release's two files (below) |
 //! | `small` | 400 | 20 | 20 | 5 folds (tests) |
 //!
 //! The hidden relevance: every document has ten latent factors (standard normals) and its
@@ -20,6 +21,14 @@
 //! single factors or of mixtures of two or three, with noise; some are query-level and some
 //! pure noise. A tree ensemble can learn the interactions; a linear model cannot, so
 //! LambdaMART beats ridge regression clearly (tested).
+//!
+//! `yandex-im2009` copies Yandex's Internet Mathematics 2009 release as it ships, so that
+//! `datasets/yandex.toml` can be tried end to end (`ltr fetch yandex --mirror DIR` with the
+//! output at `DIR/yandex/IM2009`): `imat2009_learning.txt` (9,124 queries, about 97,290
+//! documents) and `imat2009_test.txt` (about 115,643 documents, labels withheld as `-1`; the
+//! contest scored 21,103 of them on its public leaderboard), lines `<label> <index>:<value>
+//! ... # <qid>` with no `qid:` token, and about one label in twenty a real value, the mean of
+//! two or three assessors' grades (`1.5`, `0.3333`), as in the release.
 //!
 //! Everything comes from the seed through the pinned ChaCha8 stream ([`ltr_core::Rng`]), in
 //! one sequential pass: the same shape, query count and seed give the same bytes. Files are
@@ -74,6 +83,13 @@ pub enum Layout {
         /// Fraction of queries in vali.
         vali: f64,
     },
+    /// Yandex's IM2009 release: `imat2009_learning.txt` with the shape's queries, labels real
+    /// where assessors disagreed, and `imat2009_test.txt` with labels withheld (`-1`); query
+    /// ids in the comment.
+    Imat2009 {
+        /// Test queries per learning query.
+        test: f64,
+    },
 }
 
 /// The shape of a collection.
@@ -93,13 +109,16 @@ pub struct Shape {
     pub sparsity: f64,
     /// How often each grade 0..=4 occurs.
     pub grades: [f64; 5],
+    /// Feature values are mapped into [0, 1] (Yandex's IM2009 features are).
+    pub unit_features: bool,
     /// File layout.
     pub layout: Layout,
 }
 
 impl Shape {
     /// Every shape's name.
-    pub const NAMES: [&'static str; 5] = ["mslr-web30k", "mslr-web10k", "yahoo", "istella", "small"];
+    pub const NAMES: [&'static str; 6] =
+        ["mslr-web30k", "mslr-web10k", "yahoo", "istella", "yandex-im2009", "small"];
 
     /// A shape by name.
     pub fn named(name: &str) -> Result<Self, SynthError> {
@@ -113,6 +132,7 @@ impl Shape {
                 features: 136,
                 sparsity: 0.0,
                 grades: MSLR_GRADES,
+                unit_features: false,
                 layout: Layout::Folds,
             },
             "mslr-web10k" => Self {
@@ -123,6 +143,7 @@ impl Shape {
                 features: 136,
                 sparsity: 0.0,
                 grades: MSLR_GRADES,
+                unit_features: false,
                 layout: Layout::Folds,
             },
             "yahoo" => Self {
@@ -133,6 +154,7 @@ impl Shape {
                 features: 700,
                 sparsity: 0.6,
                 grades: [0.261, 0.358, 0.280, 0.078, 0.023],
+                unit_features: false,
                 layout: Layout::OneFold { train: 19_944.0 / 29_921.0, vali: 2_994.0 / 29_921.0 },
             },
             "istella" => Self {
@@ -143,7 +165,21 @@ impl Shape {
                 features: 220,
                 sparsity: 0.0,
                 grades: [0.886, 0.047, 0.036, 0.019, 0.012],
+                unit_features: false,
                 layout: Layout::OneFold { train: 19_245.0 / 33_018.0, vali: 7_211.0 / 33_018.0 },
+            },
+            // The grades as the learning file's labels round to (counted on a 1,000-line cut of
+            // the release); about half the features present on a line.
+            "yandex-im2009" => Self {
+                name: "yandex-im2009",
+                queries: 9_124,
+                mean_docs: 97_290.0 / 9_124.0,
+                docs_sigma: 0.6,
+                features: 245,
+                sparsity: 0.5,
+                grades: [0.295, 0.338, 0.326, 0.032, 0.009],
+                unit_features: true,
+                layout: Layout::Imat2009 { test: 115_643.0 / 97_290.0 },
             },
             "small" => Self {
                 name: "small",
@@ -153,6 +189,7 @@ impl Shape {
                 features: 20,
                 sparsity: 0.0,
                 grades: MSLR_GRADES,
+                unit_features: false,
                 layout: Layout::Folds,
             },
             other => {
@@ -292,6 +329,23 @@ fn thresholds(shape: &Shape, rng: &mut Rng) -> [f64; 4] {
 /// Label noise on the relevance.
 const NOISE: f64 = 0.35;
 
+/// IM2009: the share of labels that are the mean of several assessors' grades, and each
+/// assessor's own noise. Assessors often agree, so about 4.6% of the labels come out real
+/// (46 of the 1,000 labels of the cut of the release that was counted).
+const MULTI_ASSESSED: f64 = 0.12;
+const ASSESSOR: f64 = 0.5;
+
+/// A feature value mapped into [0, 1], monotone, by its transform: a count by `1 - e^(-v/10)`,
+/// a level by `v / 9`, a raw value by the logistic function.
+fn unit(t: Transform, v: f64) -> f64 {
+    match t {
+        Transform::Identity => 1.0 / (1.0 + (-v).exp()),
+        Transform::Count => 1.0 - (-v / 10.0).exp(),
+        Transform::Score => v,
+        Transform::Levels => v / 9.0,
+    }
+}
+
 /// Appends `v` in short decimal form (up to 4 decimals, trailing zeros dropped).
 fn push_value(out: &mut Vec<u8>, v: f64) {
     let neg = v < 0.0;
@@ -397,6 +451,11 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
     let features = design(shape, &mut design_rng);
     let cuts = thresholds(shape, &mut root.child("thresholds"));
     let mut rng = root.child("data");
+    // IM2009's test file: its queries follow the learning file's.
+    let (imat, total_queries) = match shape.layout {
+        Layout::Imat2009 { test } => (true, n_queries + ((n_queries as f64 * test).round() as usize).max(1)),
+        _ => (false, n_queries),
+    };
 
     // Which subset each query is in, and the files each subset goes to.
     let (n_parts, part_files): (usize, Vec<Vec<(usize, Split)>>) = match shape.layout {
@@ -422,6 +481,15 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
             }
             (3, Split::ALL.iter().map(|&s| vec![(0, s)]).collect())
         }
+        Layout::Imat2009 { .. } => {
+            if !opts.folds.is_empty() {
+                return Err(SynthError::Invalid(format!(
+                    "the shape `{}` is the release's two files, not folds",
+                    shape.name
+                )));
+            }
+            (2, vec![vec![(0, Split::Train)], vec![(0, Split::Test)]])
+        }
     };
     let boundaries: Vec<usize> = match shape.layout {
         Layout::Folds => (1..=5).map(|p| n_queries * p / 5).collect(),
@@ -430,6 +498,7 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
             let b = ((n_queries as f64 * (train + vali)).round() as usize).clamp(a + 1, n_queries - 1);
             vec![a, b, n_queries]
         }
+        Layout::Imat2009 { .. } => vec![n_queries, total_queries],
     };
     std::fs::create_dir_all(out).map_err(|source| SynthError::Io { path: out.to_owned(), source })?;
     let _held = hold_folder(out);
@@ -442,6 +511,8 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
                 format!("Fold{k}/{s}.txt")
             }
             Layout::OneFold { .. } => format!("{s}.txt"),
+            Layout::Imat2009 { .. } if *s == Split::Test => "imat2009_test.txt".to_owned(),
+            Layout::Imat2009 { .. } => "imat2009_learning.txt".to_owned(),
         };
         let i = Split::ALL.iter().position(|x| x == s).unwrap_or(0);
         if outs[*slot][i].is_none() {
@@ -469,7 +540,7 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
     let mut documents = 0usize;
     let mut part = 0usize;
     let ln_mean = shape.mean_docs.ln() - shape.docs_sigma * shape.docs_sigma / 2.0;
-    for q in 0..n_queries {
+    for q in 0..total_queries {
         while q >= boundaries[part] {
             part += 1;
         }
@@ -494,9 +565,28 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
             let r = relevance(&z, offset) + NOISE * rng.normal();
             let grade = cuts.iter().filter(|&&c| r > c).count() as u64;
             line.clear();
-            push_int(&mut line, grade);
-            line.extend_from_slice(b" qid:");
-            push_int(&mut line, qid);
+            if imat {
+                // Some labels are the mean of two or three assessors' grades, each judging the
+                // document with noise of its own; the test file's are withheld.
+                let judged = if rng.uniform() < MULTI_ASSESSED {
+                    let n = 2 + rng.index(2);
+                    let sum: usize = (0..n)
+                        .map(|_| cuts.iter().filter(|&&c| r + ASSESSOR * rng.normal() > c).count())
+                        .sum();
+                    sum as f64 / n as f64
+                } else {
+                    grade as f64
+                };
+                if part == 1 {
+                    line.extend_from_slice(b"-1");
+                } else {
+                    push_value(&mut line, judged);
+                }
+            } else {
+                push_int(&mut line, grade);
+                line.extend_from_slice(b" qid:");
+                push_int(&mut line, qid);
+            }
             for (j, f) in features.iter().enumerate() {
                 let last = j + 1 == features.len();
                 let raw = if f.query_level {
@@ -514,10 +604,15 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
                     Transform::Score => 1.0 / (1.0 + (-raw).exp()),
                     Transform::Levels => ((raw + 2.0) * 2.5).clamp(0.0, 9.0).floor(),
                 };
+                let v = if shape.unit_features { unit(f.transform, v) } else { v };
                 line.push(b' ');
                 push_int(&mut line, (j + 1) as u64);
                 line.push(b':');
                 push_value(&mut line, v);
+            }
+            if imat {
+                line.extend_from_slice(b" # ");
+                push_int(&mut line, qid);
             }
             line.push(b'\n');
             documents += 1;
@@ -546,8 +641,8 @@ pub fn generate(opts: &SynthOptions, out: &Path) -> Result<SynthReport, SynthErr
         f.commit().map_err(|source| SynthError::Io { path, source })?;
         files.push(WrittenFile { rel, rows, queries });
     }
-    log::info!("{}: {} queries, {documents} documents, {} files", shape.name, n_queries, files.len());
-    Ok(SynthReport { files, features: shape.features, documents, queries: n_queries })
+    log::info!("{}: {} queries, {documents} documents, {} files", shape.name, total_queries, files.len());
+    Ok(SynthReport { files, features: shape.features, documents, queries: total_queries })
 }
 
 #[cfg(test)]
@@ -589,5 +684,35 @@ mod tests {
             let f = c as f64 / n as f64;
             assert!((f - shape.grades[g]).abs() < 0.01, "grade {g}: {f}");
         }
+    }
+
+    #[test]
+    fn the_im2009_shape_is_the_release_as_it_ships() {
+        use ltr_data::reader::{LabelRounding, LineFormat, ReadOptions, read_file};
+        let dir = tempfile::tempdir().unwrap();
+        let shape = Shape::named("yandex-im2009").unwrap();
+        let opts = SynthOptions { shape, queries: Some(400), seed: 9, folds: Vec::new() };
+        let report = generate(&opts, dir.path()).unwrap();
+        let names: Vec<&str> = report.files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(names, ["imat2009_learning.txt", "imat2009_test.txt"]);
+        assert_eq!(report.files[0].queries, 400);
+        assert_eq!(report.files[1].queries, 475, "115,643 / 97,290 of the learning queries");
+        let text = std::fs::read_to_string(dir.path().join("imat2009_learning.txt")).unwrap();
+        assert!(!text.contains("qid:") && text.lines().all(|l| l.contains(" # ")));
+        let labels: Vec<f64> = text.lines().map(|l| l.split(' ').next().unwrap().parse().unwrap()).collect();
+        let real = labels.iter().filter(|v| v.fract() != 0.0).count();
+        let share = real as f64 / labels.len() as f64;
+        assert!((share - 0.046).abs() < 0.015, "{real} real labels of {}", labels.len());
+        let test = std::fs::read_to_string(dir.path().join("imat2009_test.txt")).unwrap();
+        assert!(test.lines().all(|l| l.starts_with("-1 ")), "labels withheld");
+
+        let format = LineFormat { qid_in_comment: true, fractional_labels: Some(LabelRounding::Round) };
+        let read = ReadOptions { n_features: Some(245), format, ..ReadOptions::default() };
+        let d = read_file(&dir.path().join("imat2009_learning.txt"), &read).unwrap().dataset;
+        assert_eq!((d.n_queries(), d.n_docs()), (400, report.files[0].rows));
+        assert!(d.features().iter().all(|v| (0.0..=1.0).contains(v)), "features in [0, 1]");
+        let grades: std::collections::BTreeSet<u8> = d.labels().iter().copied().collect();
+        assert_eq!(grades.into_iter().collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+        assert!(Shape::named("yandex-im2009").is_ok_and(|s| s.features == 245));
     }
 }

@@ -12,7 +12,7 @@ use crate::progress::FetchBars;
 /// Arguments of `ltr fetch`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Collection: letor3, letor4, mslr, yahoo or istella.
+    /// Collection: letor3, letor4, mslr, yahoo, istella or yandex.
     #[arg(required_unless_present = "manifest")]
     collection: Option<String>,
     /// A collection manifest file (the format of datasets/*.toml), for a collection of your

@@ -157,12 +157,11 @@ impl Pipeline {
         let mut published = match &spec.published {
             Some(file) => {
                 let mut p = Published::load(file)?;
-                // A spec without a collection names its rows by the spec's name.
+                // A spec without a collection (and `--data`) holds datasets given by path only:
+                // the file the user gave names them by `dataset`, whatever its `collection`.
                 if spec.collection.is_empty() {
                     for r in &mut p.results {
-                        if r.collection == spec.name {
-                            r.collection.clear();
-                        }
+                        r.collection.clear();
                     }
                 }
                 return Ok(p);

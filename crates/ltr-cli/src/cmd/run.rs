@@ -3,12 +3,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use ltr_core::{Convention, Grade};
 use ltr_data::manifest::Manifest;
 use ltr_fetch::Source;
 use ltr_fetch::local::{LocalRequest, resolve_local};
 use ltr_harness::limits::SPEC_OVERRIDE;
 use ltr_harness::runner::{DatasetStatus, RunRecord};
-use ltr_harness::spec::{ExperimentSpec, SpecLimits};
+use ltr_harness::spec::{DataOptions, ExperimentSpec, PathDataset, SpecLimits};
+use ltr_metrics::DEFAULT_CONVENTION;
 
 use crate::cmd::pipeline::Pipeline;
 use crate::cmd::{DataArgs, fetch};
@@ -79,7 +81,7 @@ impl RunArgs {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Experiment spec: a TOML file, or the name of a built-in one (letor3, letor4, mslr,
-    /// yahoo, istella).
+    /// yahoo, istella, yandex).
     #[arg(required_unless_present = "data", conflicts_with = "data")]
     spec: Option<String>,
     /// Run a dataset of your own without a spec: a folder (Fold1..N of train/vali/test or
@@ -87,7 +89,8 @@ pub struct Args {
     /// into 5 query-disjoint folds by --seed). Every algorithm with its default grid (those
     /// of experiments/letor3.toml) but those above their scale limit on this data, unless
     /// --algorithms; the report is written beside the result store, both named
-    /// `<stem>-<8 hex digits of the input path's sha256>`, and says which cells failed.
+    /// `<name>-<8 hex digits of the input path's sha256>`, and says which cells failed. The
+    /// dataset options a spec gives: --name, --convention, --published.
     #[arg(long)]
     data: Option<PathBuf>,
     /// With --data: exit 0 when some cells failed but others ran (the report, written either
@@ -100,6 +103,19 @@ pub struct Args {
     #[arg(long, default_value = "none", requires = "data",
           value_parser = crate::cmd::train::normalization_arg())]
     normalize: ltr_data::normalize::Normalization,
+    /// With --data: the dataset's name in reports (default: the file's stem or the folder's
+    /// name, walking up past generic ones such as Data and Fold1; a built-in dataset's name,
+    /// such as OHSUMED, is refused here and gets `-local` when it comes from the path).
+    #[arg(long)]
+    name: Option<String>,
+    /// With --data: the convention its numbers are reported with, letor3, letor4, mslr or
+    /// standard (default: mslr when its grades go above 2, else letor3; the run says which).
+    #[arg(long, value_parser = parse_convention)]
+    convention: Option<Convention>,
+    /// With --data: published numbers to show beside ours, a file in the format of
+    /// reports/published/letor.toml whose rows name this dataset in `dataset`.
+    #[arg(long)]
+    published: Option<PathBuf>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -115,12 +131,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (Some(_), _) if args.normalize != ltr_data::normalize::Normalization::None => anyhow::bail!(
             "--normalize applies to --data; a spec sets `normalize` in its dataset's table"
         ),
+        (Some(_), _) if args.name.is_some() || args.convention.is_some() || args.published.is_some() => {
+            anyhow::bail!(
+                "--name, --convention and --published apply to --data; a spec gives them as its dataset's `name` and `convention` and its `published` key"
+            )
+        }
         (Some(spec), _) => args.run.execute(spec)?,
         (None, Some(data)) => {
+            let opts = DataOptions {
+                name: args.name.clone(),
+                convention: args.convention,
+                published: args.published.clone(),
+            };
             let mut spec = ExperimentSpec::for_data(
                 data,
                 args.run.seed.unwrap_or(1),
                 &ExperimentSpec::builtin("letor3")?,
+                &opts,
             )?;
             if let Some(name) = spec.datasets.first().cloned() {
                 spec.set_normalization(&name, args.normalize);
@@ -153,6 +180,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     drop(pipeline);
     Ok(outcome(&record))
+}
+
+/// The convention a dataset given by path is scored under, and why, in words: the spec's
+/// `convention` (which holds for every dataset), else the dataset's own (`--convention`),
+/// else for `--data` one chosen from its grades (`mslr` when they go above 2), else the
+/// suite's default.
+fn convention_of(spec: &ExperimentSpec, p: &PathDataset, grades: &[Grade]) -> (Convention, String) {
+    let top = grades.iter().copied().max().unwrap_or(0);
+    match (spec.convention, p.convention) {
+        (Some(c), _) => (c, "the spec's `convention`, for every dataset".into()),
+        (None, Some(c)) => (c, "as given".into()),
+        (None, None) if p.guess_convention && top > 2 => (
+            Convention::Mslr,
+            format!(
+                "guessed from its grades 0-{top}: gains 0, 1, 3, 7, 15, relevant from 2; --convention to choose"
+            ),
+        ),
+        (None, None) if p.guess_convention => {
+            (DEFAULT_CONVENTION, format!("the default, its grades being 0-{top}; --convention to choose"))
+        }
+        (None, None) => (DEFAULT_CONVENTION, "the default; the dataset's `convention` key to choose".into()),
+    }
 }
 
 /// Success when every cell of the run is in the store, computed now or before.
@@ -203,10 +252,16 @@ pub fn resolve_datasets(
             features: p.features,
             missing_token: p.missing_token.clone(),
             split_seed: p.split_seed.unwrap_or(spec.seed),
+            format: p.format,
         };
         let status = match resolve_local(&req, fetcher.cache()) {
             Ok(mut local) => {
                 println!("{}", local.describe());
+                let (convention, why) = convention_of(spec, p, &local.labels);
+                if p.guess_convention && spec.convention.is_none() {
+                    local.input.convention = convention;
+                }
+                println!("{}: scored under the {} convention ({why})", req.name, convention.name());
                 let rows = local.train_rows as u64;
                 match over_limit {
                     OverLimit::Refuse(advice) => {
@@ -229,4 +284,8 @@ pub fn resolve_datasets(
         out.push(status);
     }
     Ok(out)
+}
+
+fn parse_convention(s: &str) -> Result<Convention, String> {
+    s.parse()
 }

@@ -10,8 +10,9 @@ use ltr_synth::{Shape, SynthOptions, generate};
 /// Arguments of `ltr synth`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The collection whose shape to copy: mslr-web30k, mslr-web10k, yahoo, istella, or small
-    /// (400 queries of 20 documents, 20 features, for tests).
+    /// The collection whose shape to copy: mslr-web30k, mslr-web10k, yahoo, istella,
+    /// yandex-im2009 (the release's two files as it ships them), or small (400 queries of 20
+    /// documents, 20 features, for tests).
     #[arg(long)]
     shape: String,
     /// Output folder (created if needed).
@@ -20,7 +21,8 @@ pub struct Args {
     /// Master seed: the same shape, queries and seed give the same bytes.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Number of queries (default: the collection's), to scale the shape down or up.
+    /// Number of queries (default: the collection's), to scale the shape down or up
+    /// (yandex-im2009: of the learning file; its test file scales with it).
     #[arg(long)]
     queries: Option<usize>,
     /// Only these folds (comma-separated) of a five-fold shape: `--folds 1` writes each row
