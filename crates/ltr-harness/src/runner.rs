@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::code::CodeHashes;
 use crate::error::{HarnessError, Result};
 use crate::protocol::{self, Splits};
+use crate::registry::ModelFile;
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
 use crate::store::{CellCheck, CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
 pub use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
@@ -383,7 +384,23 @@ fn run_cell(
         total_seconds: started.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),
     };
-    store.save(record, &out.test_scores, &out.model, &timing).map(|_| ())
+    // The model file `ltr train` writes, so that `ltr predict` and `ltr explain` read it.
+    let (Some(config), Some(&seed)) = (c.entry.grid.get(out.chosen), out.seeds.get(out.chosen)) else {
+        return Err(HarnessError::Cell {
+            dataset: c.dataset.name.clone(),
+            fold: c.fold.fold,
+            algorithm: c.entry.label.clone(),
+            source: format!("grid point {} chosen of {}", out.chosen, c.entry.grid.len()).into(),
+        });
+    };
+    let model = ModelFile {
+        ltr_version: env!("CARGO_PKG_VERSION").to_owned(),
+        config: config.clone(),
+        seed,
+        n_features: out.model.n_features(),
+        model: out.model,
+    };
+    store.save(record, &out.test_scores, &model, &timing).map(|_| ())
 }
 
 #[cfg(test)]
