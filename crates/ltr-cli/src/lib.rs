@@ -92,6 +92,9 @@ enum Command {
     Collect(cmd::collect::Args),
     /// Check what is on disk against what was recorded (--data: rehash the data cache).
     Verify(cmd::verify::Args),
+    /// List the cells of a result store: dataset, fold, algorithm, selected parameters,
+    /// validation and test value, and the model and score files (for `ltr explain`/`predict`).
+    Cells(cmd::cells::Args),
     /// Write synthetic LETOR folds with the shape of a large collection (MSLR-WEB, Yahoo!, Istella).
     Synth(cmd::synth::Args),
     /// List the registered algorithms with every parameter: default, valid range, meaning.
@@ -131,6 +134,7 @@ pub fn main() -> ExitCode {
         Command::RunCell(args) => cmd::run_cell::run(args),
         Command::Collect(args) => cmd::collect::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Cells(args) => cmd::cells::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Algorithms => list_algorithms(),
     };

@@ -41,7 +41,7 @@ use ltr_metrics::Convention;
 pub use aggregate::{Aggregate, FoldRow, METRICS};
 pub use check::{CheckOutcome, MeanRow, MeansFile, Moved, compare};
 pub use published::{Published, PublishedRow};
-pub use render::{describe, escape_markdown};
+pub use render::{describe, escape_markdown, varied_params};
 pub use significance::{Significance, SignificanceConfig};
 pub use values::MetricValues;
 

@@ -575,8 +575,8 @@ fn folds_marker(input: &ReportInput, a: &Aggregate) -> String {
     if a.folds < n { format!(" ({}/{n} folds)", a.folds) } else { String::new() }
 }
 
-/// Keys whose values differ across grid points.
-fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
+/// Keys whose values differ across grid points (in the first point's key order).
+pub fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
     let Some(first) = points.first().and_then(|p| p.as_object()) else { return Vec::new() };
     first
         .keys()

@@ -1,5 +1,6 @@
 //! One module per subcommand: `Args` (clap) and `run`.
 
+pub mod cells;
 pub mod check;
 pub mod collect;
 pub mod compare;
@@ -18,9 +19,11 @@ pub mod synth;
 pub mod train;
 pub mod verify;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use anyhow::{Context, bail};
 use ltr_fetch::{FetchOptions, Mirror};
+use ltr_harness::store::ResultStore;
 
 /// Where data comes from (shared by fetch, run and reproduce). The environment is read here
 /// and only here; the libraries get plain [`FetchOptions`].
@@ -105,4 +108,31 @@ pub fn binary_sha256() -> String {
         Ok(b) => Sha256::digest(&b).iter().map(|x| format!("{x:02x}")).collect(),
         Err(_) => code_version(),
     }
+}
+
+/// The result stores `path` names: itself when it is one (it has a `cells/` folder), else
+/// every store directly in it, sorted (`results/letor3` or `results`).
+pub fn stores_in(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let is_store = |p: &Path| p.join("cells").is_dir();
+    if is_store(path) {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| is_store(p))
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        bail!("{}: not a result store (no cells/ folder), and holds none", path.display());
+    }
+    Ok(found)
+}
+
+/// Opens the existing result store folder `dir` (one [`stores_in`] found).
+pub fn open_store(dir: &Path) -> anyhow::Result<ResultStore> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let base = dir.parent().unwrap_or(Path::new("."));
+    Ok(ResultStore::open(base, &name)?)
 }
