@@ -79,7 +79,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 CellCheck::Sound(record) if wanted(&args, &record) => rows.push(row(&store, &record)),
                 CellCheck::Sound(_) => {}
                 CellCheck::Missing => {
-                    notes.push(format!("{}: cell {key} of the last run is missing", dir.display()))
+                    let name = run.as_ref().and_then(|r| {
+                        r.cells.iter().position(|k| *k == key).and_then(|i| r.cell_names.get(i))
+                    });
+                    let name = name.map(|n| format!(" ({n})")).unwrap_or_default();
+                    notes.push(format!(
+                        "{}: cell {key}{name} of the last run is not in the store",
+                        dir.display()
+                    ));
                 }
                 CellCheck::Damaged(why) => {
                     notes.push(format!("{}: cell {key} is damaged: {why}", dir.display()))
@@ -94,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     crate::write_stdout(text.as_bytes());
     for n in &notes {
-        eprintln!("warning: {n} (`ltr verify` says more; `ltr run` recomputes it)");
+        eprintln!("warning: {n} (`ltr run` computes it)");
     }
     if rows.is_empty() {
         eprintln!("no cell of {} matches", args.results.display());
