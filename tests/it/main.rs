@@ -16,6 +16,7 @@ mod data;
 mod eval_golden;
 mod explain;
 mod harness;
+mod reports;
 mod store;
 mod synth;
 mod trec;

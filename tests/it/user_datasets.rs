@@ -23,6 +23,7 @@ fn ltr(dir: &Path, args: &[&str]) -> Output {
         .env("LTR_DATA_DIR", dir.join("cache"))
         .env_remove("LTR_MIRROR")
         .env_remove("LTR_RESULTS_DIR")
+        .env_remove("LTR_REPORTS_DIR")
         // No network in any case: every address goes to a closed local port.
         .env("HTTP_PROXY", "http://127.0.0.1:1")
         .env("HTTPS_PROXY", "http://127.0.0.1:1")
@@ -99,7 +100,7 @@ fn a_letor2_folder_runs_by_spec_and_by_data_with_25_features_and_no_published_nu
         &["run", "--data", "OHSUMED-L2", "--algorithms", "regression", "--results", "res2"],
     ));
     assert!(data.contains("25 features"), "{data}");
-    let md = std::fs::read_to_string(dir.path().join("res2/OHSUMED-L2.md")).unwrap();
+    let md = std::fs::read_to_string(dir.path().join("reports/OHSUMED-L2.md")).unwrap();
     assert!(!md.to_lowercase().contains("published"), "{md}");
     assert!(md.contains("| regression |"), "{md}");
 }
@@ -188,7 +189,7 @@ fn one_file_is_split_into_five_query_disjoint_folds_the_same_for_the_same_seed()
                 .is_disjoint(&qids(&a.join(format!("Fold{k}/train.txt"))))
         );
     }
-    let report = std::fs::read_to_string(dir.path().join("r1/all.md")).unwrap();
+    let report = std::fs::read_to_string(dir.path().join("reports/all.md")).unwrap();
     assert!(report.contains("split by seed 3"), "the seed is recorded in the report");
 
     // The same seed again, from scratch: the same folds, byte for byte.

@@ -143,6 +143,9 @@ pub struct ReportInput {
     pub title: String,
     /// Code version string (`ltr 0.1.0 (git abc1234)`).
     pub code_version: String,
+    /// The command that writes the report, as the markdown names it (`ltr report`, the
+    /// default; `ltr run --data`, ...).
+    pub written_by: String,
     /// The most important features of the algorithms in [`TOP_FEATURE_ALGORITHMS`], per
     /// dataset ([`ReportInput::from_store`] reads them from the stored models).
     pub top_features: Vec<TopFeatureRow>,
@@ -283,6 +286,7 @@ impl ReportInput {
             published,
             title,
             code_version,
+            written_by: "ltr report".to_owned(),
             top_features,
         })
     }
@@ -549,6 +553,7 @@ mod tests {
             published: Published::builtin().unwrap(),
             title: "T".into(),
             code_version: "v".into(),
+            written_by: "ltr report".into(),
             top_features: Vec::new(),
         };
         let rows = model_stat_rows(&input);

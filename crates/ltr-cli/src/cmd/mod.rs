@@ -58,13 +58,15 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
-    /// The fetch configuration: the cache folder (given, else the per-user default) and the
-    /// mirror (unset or empty: none).
+    /// The fetch configuration: the cache folder (given, else the per-user default; made
+    /// absolute, so that every message names it one way) and the mirror (unset or empty:
+    /// none).
     pub fn fetch_options(&self) -> anyhow::Result<FetchOptions> {
         let data_dir = match self.data_dir.as_ref().filter(|d| !d.as_os_str().is_empty()) {
             Some(d) => d.clone(),
             None => default_data_dir(),
         };
+        let data_dir = std::path::absolute(&data_dir).unwrap_or(data_dir);
         let mut opts = FetchOptions::new(data_dir);
         opts.min_speed = self.min_speed;
         opts.speed_window = std::time::Duration::from_secs(self.speed_window);
@@ -75,6 +77,20 @@ impl DataArgs {
         }
         Ok(opts)
     }
+}
+
+/// Where a report goes, and whether one over missing cells is written (shared by `run`,
+/// `reproduce` and `report`, so every command that writes a report writes it to one place).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// Folder for the report: <out>/<name>.md, .json and .csv, and <out>/<name>/ with the
+    /// plots and per-query data (default: $LTR_REPORTS_DIR, else ./reports).
+    #[arg(long, env = "LTR_REPORTS_DIR", default_value = "reports")]
+    pub out: PathBuf,
+    /// Write the report even if cells it needs are missing or damaged (e.g. failed): a banner
+    /// names them and every affected mean is marked `(n/N folds)`.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 /// The per-user cache folder: `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`, else `.ltr-data`.
@@ -135,4 +151,63 @@ pub fn open_store(dir: &Path) -> anyhow::Result<ResultStore> {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let base = dir.parent().unwrap_or(Path::new("."));
     Ok(ResultStore::open(base, &name)?)
+}
+
+/// The `candidates` close to `name`, for "did you mean" hints: equal but for case, one the
+/// prefix of the other, or at most two edits apart (a third of the name's length at most),
+/// without repeats, in the order given.
+pub fn close_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let lower = name.to_lowercase();
+    let limit = (lower.chars().count() / 3).min(2);
+    let mut out: Vec<&str> = Vec::new();
+    for c in candidates {
+        let other = c.to_lowercase();
+        let near = other == lower
+            || (lower.len() >= 3 && (other.starts_with(&lower) || lower.starts_with(&other)))
+            || edit_distance(&lower, &other) <= limit;
+        if near && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_names_allow_case_prefixes_and_small_typos() {
+        let ids =
+            ["lambdamart", "lambdarank", "listnet", "listmle", "ranksvm", "ranksvm-ensemble", "regression"];
+        assert_eq!(close_names("lambdaMART", ids), ["lambdamart"]);
+        assert_eq!(close_names("listnt", ids), ["listnet"]);
+        assert_eq!(close_names("ranksvm-ens", ids), ["ranksvm", "ranksvm-ensemble"]);
+        assert_eq!(close_names("lambda", ids), ["lambdamart", "lambdarank"]);
+        assert!(close_names("xgboost", ids).is_empty());
+        assert!(close_names("ab", ["ac", "abc"]).is_empty(), "too short to guess");
+        assert_eq!((edit_distance("kitten", "sitting"), edit_distance("", "abc")), (3, 3));
+    }
+}
+
+/// `text` with the data cache folder `cache` (absolute) named `<data cache>`: what is written
+/// into a run record and its reports names no folder of the machine that ran it.
+pub fn without_cache_path(text: &str, cache: &Path) -> String {
+    text.replace(&format!("{}{}", cache.display(), std::path::MAIN_SEPARATOR), "<data cache>/")
 }

@@ -10,6 +10,7 @@ use ltr_harness::spec::{ExperimentSpec, SpecLimits};
 use ltr_harness::store::ResultStore;
 use ltr_report::{Published, ReportInput};
 
+use crate::cmd::ReportArgs;
 use crate::progress::RunBar;
 
 /// A loaded spec with its manifest.
@@ -45,7 +46,7 @@ impl Pipeline {
             spec.restrict_datasets(datasets)?;
         }
         if !algorithms.is_empty() {
-            spec.restrict_algorithms(algorithms)?;
+            restrict_algorithms(&mut spec, algorithms)?;
         }
         Ok(spec)
     }
@@ -154,12 +155,45 @@ impl Pipeline {
         Ok(record)
     }
 
+    /// After a run: its report ([`Pipeline::report`]), unless cells failed and a partial report
+    /// was not asked for; then one line says why there is none.
+    pub fn report_run(
+        &self,
+        record: &RunRecord,
+        results: &Path,
+        report: &ReportArgs,
+        command: &str,
+    ) -> anyhow::Result<()> {
+        if !record.failed.is_empty() && !report.allow_partial {
+            let n = record.failed.len();
+            eprintln!(
+                "no report: {n} cell{} failed (`--allow-partial` writes one that names {})",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it" } else { "them" }
+            );
+            return Ok(());
+        }
+        self.report(results, report, command).map(|_| ())
+    }
+
     /// Builds the report of the spec from the store under `results` and writes
-    /// `<out>/<name>.{md,json,csv}`; prints and returns the paths. Missing or damaged cells
-    /// fail it, naming each, unless `allow_partial` (then the report says so).
-    pub fn report(&self, results: &Path, out: &Path, allow_partial: bool) -> anyhow::Result<Vec<PathBuf>> {
-        let store = ResultStore::open(results, &self.spec.name)?;
-        let title = self.manifest.as_ref().map_or_else(|| self.spec.name.clone(), |m| m.title.clone());
+    /// `<out>/<name>.{md,json,csv}` with the plots and per-query data in `<out>/<name>/`;
+    /// prints where, last, and returns the paths. `command` is the command named in it as
+    /// its writer. Missing or damaged cells fail it, naming each, unless `allow_partial`
+    /// (then the report says so). A store that was never run fails naming `--results`.
+    pub fn report(&self, results: &Path, report: &ReportArgs, command: &str) -> anyhow::Result<Vec<PathBuf>> {
+        let name = &self.spec.name;
+        let run_file = results.join(name).join("run.json");
+        if !run_file.is_file() {
+            anyhow::bail!(
+                "no run of `{name}` in the result store folder {} ({} is missing): give `--results DIR` \
+                 (or LTR_RESULTS_DIR) the folder `ltr run` wrote into, or run it first",
+                results.display(),
+                run_file.display()
+            );
+        }
+        let store = ResultStore::open(results, name)?;
+        let title = self.manifest.as_ref().map_or_else(|| name.clone(), |m| m.title.clone());
         let mut input = ReportInput::from_store(
             self.spec.clone(),
             &store,
@@ -167,17 +201,47 @@ impl Pipeline {
             title,
             crate::cmd::code_version(),
         )?;
-        input.allow_partial = allow_partial;
-        if allow_partial {
+        input.allow_partial = report.allow_partial;
+        input.written_by = command.to_owned();
+        if report.allow_partial {
             for m in &input.missing {
                 log::warn!("partial report: missing {m}");
             }
         }
-        let report = ltr_report::build(&input)?;
-        let written = ltr_report::write(&report, out, &self.spec.name)?;
+        let built = ltr_report::build(&input)?;
+        let written = ltr_report::write(&built, &report.out, name)?;
         for p in &written {
-            println!("wrote {}", p.display());
+            log::debug!("wrote {}", p.display());
         }
+        let out = report.out.join(name);
+        println!(
+            "report: {}.md (and .json, .csv; plots and per-query data in {}/)",
+            out.display(),
+            out.display()
+        );
         Ok(written)
     }
+}
+
+/// `--algorithms`: the spec restricted to these labels or ids. A name that is neither one of
+/// the spec's nor a registered id is refused as no known algorithm, with the close names of
+/// both; a registered id the spec does not run gets the spec's own error (what it has).
+pub fn restrict_algorithms(spec: &mut ExperimentSpec, names: &[String]) -> anyhow::Result<()> {
+    for n in names {
+        let in_spec = spec.algorithms.iter().any(|a| a.label == *n || a.id == *n);
+        if in_spec || ltr_harness::registry::info(n).is_some() {
+            continue;
+        }
+        let mut candidates: Vec<&str> = spec.algorithms.iter().map(|a| a.label.as_str()).collect();
+        candidates.extend(ltr_harness::ALGORITHMS.iter().map(|a| a.id));
+        let close = crate::cmd::close_names(n, candidates);
+        let close =
+            if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(", ")) };
+        anyhow::bail!(
+            "--algorithms: `{n}` is not a known algorithm{close}; `ltr algorithms` lists the {} there are",
+            ltr_harness::ALGORITHMS.len()
+        );
+    }
+    spec.restrict_algorithms(names)?;
+    Ok(())
 }

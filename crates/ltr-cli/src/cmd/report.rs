@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use ltr_harness::spec::SpecLimits;
 
+use crate::cmd::ReportArgs;
 use crate::cmd::pipeline::Pipeline;
 
 /// Arguments of `ltr report`.
@@ -12,7 +13,8 @@ use crate::cmd::pipeline::Pipeline;
 pub struct Args {
     /// Experiment spec: a TOML file, or the name of a built-in one (letor3, letor4).
     spec: String,
-    /// Result store folder.
+    /// Result store folder, the one `ltr run` wrote into (default: $LTR_RESULTS_DIR, else
+    /// ./results).
     #[arg(long, env = "LTR_RESULTS_DIR", default_value = "results")]
     results: PathBuf,
     /// Only these datasets (comma-separated), as `ltr run --datasets` ran.
@@ -21,9 +23,6 @@ pub struct Args {
     /// Only these algorithms (labels or ids, comma-separated), as `ltr run --algorithms` ran.
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<String>,
-    /// Folder for the report files.
-    #[arg(long, default_value = "reports")]
-    out: PathBuf,
     /// The collection manifest file the spec was run with (`ltr run --manifest`).
     #[arg(long)]
     manifest: Option<PathBuf>,
@@ -31,21 +30,15 @@ pub struct Args {
     /// `ltr run`).
     #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
     max_cells: u64,
-    /// Write the report even if cells it needs are missing or damaged in the store: a banner
-    /// at the top names them and every affected mean is marked `(n/N folds)`. Without it,
-    /// such a report fails, naming each missing cell.
-    #[arg(long)]
-    allow_partial: bool,
+    /// Without --allow-partial, a report over missing or damaged cells fails, naming each.
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = SpecLimits { max_cells: args.max_cells };
     let spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
-    Pipeline::from_spec(spec, args.manifest.as_deref())?.report(
-        &args.results,
-        &args.out,
-        args.allow_partial,
-    )?;
+    Pipeline::from_spec(spec, args.manifest.as_deref())?.report(&args.results, &args.report, "ltr report")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,7 @@ use ltr_harness::runner::{DatasetStatus, RunRecord};
 use ltr_harness::spec::{ExperimentSpec, SpecLimits};
 
 use crate::cmd::pipeline::Pipeline;
-use crate::cmd::{DataArgs, fetch};
+use crate::cmd::{DataArgs, ReportArgs, fetch};
 
 /// What to run (shared by `run` and `reproduce`).
 #[derive(Debug, Clone, clap::Args)]
@@ -47,14 +47,16 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// Loads the spec (restricted by `--datasets`, `--algorithms`) and its manifest, resolves
-    /// the datasets and runs every cell.
-    pub fn execute(&self, spec: &str) -> anyhow::Result<(Pipeline, RunRecord)> {
+    /// the datasets, runs every cell and writes the report as `report` says (`command` names
+    /// the command in it).
+    pub fn execute(&self, spec: &str, report: &ReportArgs, command: &str) -> anyhow::Result<RunRecord> {
         let limits = SpecLimits { max_cells: self.max_cells };
         let spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms, &limits)?;
         let pipeline = Pipeline::from_spec(spec, self.manifest.as_deref())?;
         let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), self)?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
-        Ok((pipeline, record))
+        pipeline.report_run(&record, &self.results, report, command)?;
+        Ok(record)
     }
 }
 
@@ -68,8 +70,7 @@ pub struct Args {
     /// Run a dataset of your own without a spec: a folder (Fold1..N of train/vali/test or
     /// trainingset/validationset/testset files, or the three files) or one LETOR file (split
     /// into 5 query-disjoint folds by --seed). Every algorithm with its default grid (those
-    /// of experiments/letor3.toml), unless --algorithms; the report is written beside the
-    /// result store.
+    /// of experiments/letor3.toml), unless --algorithms.
     #[arg(long)]
     data: Option<PathBuf>,
     /// Master seed with --data (also the seed of the split of a single file).
@@ -77,16 +78,20 @@ pub struct Args {
     seed: u64,
     #[command(flatten)]
     run: RunArgs,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 /// Runs `ltr run`: exit 1 when a cell failed or none could run.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (pipeline, record) = match (&args.spec, &args.data) {
-        (Some(spec), _) => args.run.execute(spec)?,
+    let record = match (&args.spec, &args.data) {
+        (Some(spec), _) => args.run.execute(spec, &args.report, "ltr run")?,
         (None, Some(data)) => {
+            // Said here once, not as every dataset's reason after the dataset's name.
+            std::fs::metadata(data).map_err(|e| anyhow::anyhow!("--data {}: {e}", data.display()))?;
             let mut spec = ExperimentSpec::for_data(data, args.seed, &ExperimentSpec::builtin("letor3")?)?;
             if !args.run.algorithms.is_empty() {
-                spec.restrict_algorithms(&args.run.algorithms)?;
+                crate::cmd::pipeline::restrict_algorithms(&mut spec, &args.run.algorithms)?;
             }
             let mut pipeline = Pipeline::from_spec(spec, None)?;
             let datasets = resolve_datasets(&pipeline.spec, None, &args.run)?;
@@ -95,12 +100,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 pipeline.spec.folds = d.folds.iter().map(|f| f.fold).collect();
             }
             let record = pipeline.run(&datasets, &args.run.results, args.run.force)?;
-            pipeline.report(&args.run.results, &args.run.results, false)?;
-            (pipeline, record)
+            pipeline.report_run(&record, &args.run.results, &args.report, "ltr run --data")?;
+            record
         }
         (None, None) => anyhow::bail!("give an experiment spec or --data"),
     };
-    drop(pipeline);
     Ok(outcome(&record))
 }
 
@@ -149,6 +153,19 @@ pub fn resolve_datasets(
             }
             Err(e) => DatasetStatus::Unavailable { name: p.name.clone(), reason: e.reason() },
         });
+    }
+    // Reasons go into the run record and the reports: without this machine's cache folder.
+    let cache = fetcher.cache().root();
+    let mut named_cache = false;
+    for d in &mut out {
+        if let DatasetStatus::Unavailable { reason, .. } = d {
+            let general = crate::cmd::without_cache_path(reason, cache);
+            named_cache |= general != *reason;
+            *reason = general;
+        }
+    }
+    if named_cache {
+        eprintln!("<data cache> below is {}", cache.display());
     }
     Ok(out)
 }
