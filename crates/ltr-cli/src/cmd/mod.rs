@@ -163,7 +163,8 @@ pub fn close_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>
     for c in candidates {
         let other = c.to_lowercase();
         let near = other == lower
-            || (lower.len() >= 3 && (other.starts_with(&lower) || lower.starts_with(&other)))
+            || (lower.len().min(other.len()) >= 3
+                && (other.starts_with(&lower) || lower.starts_with(&other)))
             || edit_distance(&lower, &other) <= limit;
         if near && !out.contains(&c) {
             out.push(c);
@@ -188,6 +189,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// `text` with the data cache folder `cache` (absolute) named `<data cache>`: what is written
+/// into a run record and its reports names no folder of the machine that ran it.
+pub fn without_cache_path(text: &str, cache: &Path) -> String {
+    text.replace(&format!("{}{}", cache.display(), std::path::MAIN_SEPARATOR), "<data cache>/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,10 +211,4 @@ mod tests {
         assert!(close_names("ab", ["ac", "abc"]).is_empty(), "too short to guess");
         assert_eq!((edit_distance("kitten", "sitting"), edit_distance("", "abc")), (3, 3));
     }
-}
-
-/// `text` with the data cache folder `cache` (absolute) named `<data cache>`: what is written
-/// into a run record and its reports names no folder of the machine that ran it.
-pub fn without_cache_path(text: &str, cache: &Path) -> String {
-    text.replace(&format!("{}{}", cache.display(), std::path::MAIN_SEPARATOR), "<data cache>/")
 }
