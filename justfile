@@ -61,12 +61,21 @@ bench-reader:
 bench-lambdamart threads="2":
     RAYON_NUM_THREADS={{threads}} cargo bench -p ltr-lambdamart --bench lambdamart -- fit_100_trees
 
-# Fault injection (opt-in, not in CI; a few minutes): kill -9 during `ltr run`, damaged store
-# files, a stalling mirror; every outcome must be the clean run's report or an error naming
-# the fault. Arguments go to the script (--seed N, --kills N, --damages N, --no-stall).
+# Fault injection (opt-in, not in CI; about 15 minutes): kill -9 during `ltr run`, damaged
+# store files, a stalling mirror (scripts/fault-inject.sh), then data files edited during
+# `ltr run --data`, endless and trickling mirrors, concurrent `ltr synth`, a grid of 10^12
+# points, `--data` inputs with one stem (scripts/fault-round2.sh); every outcome must be the
+# clean run's report or an error naming the fault. Both scripts run; it fails if either does.
+# Arguments go to the first (--seed N, --kills N, --damages N, --no-stall).
 fault-inject *args:
     cargo build --release --locked --bin ltr
-    LTR_BIN=target/release/ltr bash scripts/fault-inject.sh {{args}}
+    status=0; LTR_BIN=target/release/ltr bash scripts/fault-inject.sh {{args}} || status=1; LTR_BIN=target/release/ltr bash scripts/fault-round2.sh || status=1; exit $status
+
+# The second round alone (about 8 minutes); arguments: --seed N, --edits N, --synth-rounds N,
+# --no-download.
+fault-round2 *args:
+    cargo build --release --locked --bin ltr
+    LTR_BIN=target/release/ltr bash scripts/fault-round2.sh {{args}}
 
 # The cluster commands on a real one-node Slurm (installs slurm-wlm and munge as root if
 # missing; about a minute): plan, job array, a task killed mid-run, resubmit, collect, and

@@ -84,8 +84,9 @@ EOF
 ncells=15
 
 RANDOM=$seed
-# A seeded random integer in [0, $1).
-rand() { echo $(( (RANDOM * 32768 + RANDOM) % $1 )); }
+# A seeded random integer in [0, $1), into $r. (Not printed: a command substitution runs in a
+# subshell, which bash gives a fresh, unseeded RANDOM.)
+rand() { r=$(( (RANDOM * 32768 + RANDOM) % $1 )); }
 now_ms() { date +%s%3N; }
 note() { printf '%s\n' "$*" >&2; }
 
@@ -132,7 +133,7 @@ midrun=0
 for i in $(seq 1 "$kills"); do
     runs[kill]=$(( runs[kill] + 1 ))
     store="a$i"
-    delay=$(rand $(( span * 11 / 10 + 1 )))
+    rand $(( span * 11 / 10 + 1 )); delay=$r
     "$bin" run fi.toml --results "$store" > /dev/null 2>&1 &
     pid=$!
     sleep "$(printf '%d.%03d' $(( delay / 1000 )) $(( delay % 1000 )))"
@@ -163,18 +164,18 @@ for i in $(seq 1 "$damages"); do
     runs[damage]=$(( runs[damage] + 1 ))
     store="b$i"
     cp -a oracle-results "$store"
-    kind=${kinds[$(rand ${#kinds[@]})]}
+    rand ${#kinds[@]}; kind=${kinds[$r]}
     if [ "$kind" = edit-metric ]; then
         mapfile -t files < <(cd "$store/fi" && find cells -name '*.json' ! -name '*.model.json' ! -name '*.timing.json' | sort)
     else
         mapfile -t files < <(cd "$store/fi" && find . -type f ! -name '.*' | sed 's|^\./||' | sort)
     fi
-    file=${files[$(rand ${#files[@]})]}
+    rand ${#files[@]}; file=${files[$r]}
     path="$store/fi/$file"
     size=$(stat -c %s "$path")
     case "$kind" in
         truncate) truncate -s $(( size / 2 )) "$path" ;;
-        flip) python3 - "$path" "$(rand "$size")" <<'EOF'
+        flip) rand "$size"; python3 - "$path" "$r" <<'EOF'
 import sys
 path, at = sys.argv[1], int(sys.argv[2])
 data = bytearray(open(path, "rb").read())
@@ -183,7 +184,7 @@ open(path, "wb").write(bytes(data))
 EOF
             ;;
         delete) rm "$path" ;;
-        edit-metric) python3 - "$path" "$(rand 8)" <<'EOF'
+        edit-metric) rand 8; python3 - "$path" "$r" <<'EOF'
 import json, sys
 path, which = sys.argv[1], int(sys.argv[2])
 record = json.load(open(path))

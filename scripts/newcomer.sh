@@ -54,19 +54,22 @@ cp -r "$HOME/.cache/ltr/letor3/OHSUMED/QueryLevelNorm/Fold1" my-data/
 own=(ltr run --data my-data --algorithms regression,lambdamart)
 readme "${own[*]}"
 "${own[@]}" > own.out 2> own.err || fail "own data: $(tail -n 3 own.err)"
-grep -q "my-data: one fold\|my-data: Fold1" own.out || fail "the data's layout is not described: $(head -n 3 own.out)"
-[ -f reports/my-data.md ] || fail "no reports/my-data.md"
-head -n 1 reports/my-data.md | grep -q '^# my-data: results$' || fail "the report of own data is titled $(head -n 1 reports/my-data.md)"
+grep -q "^my-data: one fold\|^my-data: Fold1" own.out || fail "the data's layout is not described: $(head -n 3 own.out)"
+# Named after the folder and a hash of its path: the last line says where its report is.
+report=$(tail -n 1 own.out | sed -n 's/^report: \(reports\/my-data-[0-9a-f]\{8\}\)\.md (.*/\1/p')
+[ -n "$report" ] && [ -f "$report.md" ] || fail "own data: no report named on the last line: $(tail -n 1 own.out)"
+head -n 1 "$report.md" | grep -q '^# my-data-[0-9a-f]*: results$' || fail "the report of own data is titled $(head -n 1 "$report.md")"
+run=${report#reports/}
 
 step "first comparison: which cell is which, models explained and applied, two runs compared"
 readme "ltr cells results"
 ltr cells results --dataset my-data > cells.txt || fail "ltr cells"
 grep -q lambdamart cells.txt || fail "ltr cells does not list lambdamart"
-model() { ltr cells results --dataset my-data --algorithm "$1" --format csv | tail -n 1 | awk -F, '{print $(NF-1)}'; }
-readme "ltr explain results/my-data/cells/"
+model() { ltr cells "results/$run" --algorithm "$1" --format csv | tail -n 1 | awk -F, '{print $(NF-1)}'; }
+readme "ltr explain results/my-data-<hash>/cells/<key>.model.json"
 ltr explain "$(model lambdamart)" > explain.txt || fail "ltr explain of a stored model"
 grep -q "split gain" explain.txt || fail "ltr explain: $(head -n 2 explain.txt)"
-readme "ltr predict --model results/my-data/cells/"
+readme "ltr predict --model results/my-data-<hash>/cells/<key>.model.json --data my-data/Fold1/test.txt"
 for a in regression lambdamart; do
     ltr predict --model "$(model "$a")" --data my-data/Fold1/test.txt --scores "$a.txt" >/dev/null 2>"$a.err" \
         || fail "ltr predict with the stored $a model: $(tail -n 2 "$a.err")"

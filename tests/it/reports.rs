@@ -102,16 +102,21 @@ fn a_run_on_own_data_reports_to_the_default_folder_in_plain_words() {
     let stdout = ok(&out);
     let all = text(&out);
     assert_eq!(all.matches("one fold of train/vali/test files").count(), 1, "{all}");
-    assert_eq!(
-        stdout.lines().last(),
-        Some("report: reports/mine.md (and .json, .csv; plots and per-query data in reports/mine/)")
-    );
-    let md = std::fs::read_to_string(d.join("reports/mine.md")).unwrap();
-    assert!(md.starts_with("# mine: results\n"), "{md}");
+    // Named after the folder and a hash of its path; the report's place is the last line.
+    let last = stdout.lines().last().unwrap_or_default();
+    let name = last
+        .strip_prefix("report: reports/")
+        .and_then(|r| r.split_once(".md (and .json, .csv; plots and per-query data in reports/"))
+        .map(|(name, _)| name.to_owned())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(name.starts_with("mine-") && name.len() == "mine-".len() + 8, "{name}");
+    let md = std::fs::read_to_string(d.join(format!("reports/{name}.md"))).unwrap();
+    assert!(md.starts_with(&format!("# {name}: results\n")), "{md}");
     assert!(md.contains("Written by `ltr run --data`") && !md.contains("reproduction"), "{md}");
     let row = md.lines().find(|l| l.starts_with("| regression |")).unwrap();
     assert!(!row.contains('±'), "a single fold has no spread: {row}");
-    assert!(d.join("results/mine/run.json").is_file() && !d.join("results/mine.md").exists());
+    assert!(d.join("results").join(&name).join("run.json").is_file());
+    assert!(!d.join("results").join(format!("{name}.md")).exists(), "a report beside the store");
 
     // `ltr report` where no run was made names the flag, and creates nothing.
     let out = ltr(d, &cache, &["report", "letor3"]);

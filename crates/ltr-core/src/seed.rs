@@ -27,6 +27,30 @@ pub fn derive_seed(master: u64, parts: &[&str]) -> u64 {
     u64::from_le_bytes(first)
 }
 
+/// Derives a child seed from a master seed, a tag and the values it is for, e.g. the
+/// per-query scores two systems are compared on: seeds that follow the numbers, not the
+/// names they are shown under.
+///
+/// `sha256(master as 8 LE bytes, the tag length-prefixed as in [`derive_seed`], then for each
+/// column its length as 8 LE bytes and each value's IEEE bits as 8 LE bytes)`, first 8 bytes
+/// read little-endian.
+pub fn derive_seed_from_values(master: u64, tag: &str, columns: &[&[f64]]) -> u64 {
+    let mut h = Sha256::new();
+    h.update(master.to_le_bytes());
+    h.update((tag.len() as u64).to_le_bytes());
+    h.update(tag.as_bytes());
+    for c in columns {
+        h.update((c.len() as u64).to_le_bytes());
+        for x in *c {
+            h.update(x.to_bits().to_le_bytes());
+        }
+    }
+    let digest = h.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(first)
+}
+
 /// The only source of randomness handed to learners: ChaCha8 keyed by `sha256(seed)`.
 #[derive(Debug, Clone)]
 pub struct Rng {

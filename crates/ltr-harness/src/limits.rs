@@ -61,31 +61,68 @@ pub fn train_rows_estimate(documents: u64, folds: u32) -> u64 {
     if folds >= 3 { documents / u64::from(folds) * u64::from(folds - 2) } else { documents }
 }
 
+/// How a spec says to run an algorithm above its limit (the advice of [`check`]).
+pub const SPEC_OVERRIDE: &str = "set `scale_limits = false` to run it anyway";
+
 /// Refuses, with one line, the first algorithm of `spec` whose limit `train_rows` training
-/// rows of `dataset` exceed (nothing when the spec sets `scale_limits = false`).
+/// rows of `dataset` exceed (nothing when the spec sets `scale_limits = false`); the line
+/// ends with [`SPEC_OVERRIDE`].
 pub fn check(spec: &ExperimentSpec, dataset: &str, train_rows: u64) -> Result<()> {
-    if !spec.scale_limits {
-        return Ok(());
+    check_with(spec, dataset, train_rows, SPEC_OVERRIDE)
+}
+
+/// [`check`], advising `how_to_override` (what the caller accepts in place of the spec key).
+pub fn check_with(
+    spec: &ExperimentSpec,
+    dataset: &str,
+    train_rows: u64,
+    how_to_override: &str,
+) -> Result<()> {
+    let Some((entry, l)) = exceeded(spec, train_rows).next() else { return Ok(()) };
+    Err(HarnessError::Spec {
+        file: spec.source.clone().into(),
+        reason: format!(
+            "{} on {dataset}: about {} training rows per fold, above {}'s limit of {} ({}); \
+             leave it out, or {how_to_override}",
+            entry.label,
+            thousands(train_rows),
+            entry.id,
+            thousands(l.max_train_rows),
+            l.measured
+        ),
+    })
+}
+
+/// The algorithms of `spec` whose limit `train_rows` training rows exceed, with their limits
+/// (none when the spec sets `scale_limits = false`).
+fn exceeded(
+    spec: &ExperimentSpec,
+    train_rows: u64,
+) -> impl Iterator<Item = (&crate::spec::AlgorithmEntry, &'static ScaleLimit)> {
+    spec.algorithms
+        .iter()
+        .filter(move |_| spec.scale_limits)
+        .filter_map(move |e| limit_of(&e.id).filter(|l| train_rows > l.max_train_rows).map(|l| (e, l)))
+}
+
+/// Removes from `spec` the algorithms whose limit `train_rows` training rows exceed, and
+/// returns one line naming them with their limits (`None` when none is removed).
+pub fn leave_out(spec: &mut ExperimentSpec, train_rows: u64) -> Option<String> {
+    let over: Vec<String> = exceeded(spec, train_rows)
+        .map(|(e, l)| format!("{} (limit {})", e.label, thousands(l.max_train_rows)))
+        .collect();
+    if over.is_empty() {
+        return None;
     }
-    for entry in &spec.algorithms {
-        if let Some(l) = limit_of(&entry.id)
-            && train_rows > l.max_train_rows
-        {
-            return Err(HarnessError::Spec {
-                file: spec.source.clone().into(),
-                reason: format!(
-                    "{} on {dataset}: about {} training rows per fold, above {}'s limit of {} ({}); \
-                     leave it out, or set `scale_limits = false` to run it anyway",
-                    entry.label,
-                    thousands(train_rows),
-                    entry.id,
-                    thousands(l.max_train_rows),
-                    l.measured
-                ),
-            });
-        }
+    spec.algorithms.retain(|e| limit_of(&e.id).is_none_or(|l| train_rows <= l.max_train_rows));
+    if spec.baseline.as_ref().is_some_and(|b| !spec.algorithms.iter().any(|e| &e.label == b)) {
+        spec.baseline = None;
     }
-    Ok(())
+    Some(format!(
+        "about {} training rows per fold, above the scale limit of {}: left out",
+        thousands(train_rows),
+        over.join(", ")
+    ))
 }
 
 /// `1234567` as `1,234,567` (as the refusals write sizes).
@@ -132,6 +169,27 @@ mod tests {
         assert!(!e.contains('\n'), "one line: {e}");
         let off = ExperimentSpec::parse(&format!("scale_limits = false\n{text}"), path).unwrap();
         check(&off, "D", 10_000_000).unwrap();
+    }
+
+    #[test]
+    fn leave_out_removes_the_limited_algorithms_and_names_them() {
+        let text = "name = \"t\"\ncollection = \"mslr\"\ndatasets = [\"MSLR-WEB10K\"]\nseed = 1\n\
+                    baseline = \"pcrank\"\n[[algorithms]]\nid = \"pcrank\"\n[[algorithms]]\nid = \"regression\"\n";
+        let spec = ExperimentSpec::parse(text, std::path::Path::new("t.toml")).unwrap();
+        let mut within = spec.clone();
+        assert_eq!(leave_out(&mut within, 150_000), None);
+        assert_eq!(within, spec);
+        let mut over = spec.clone();
+        let line = leave_out(&mut over, 150_001).unwrap();
+        assert!(line.contains("150,001") && line.contains("pcrank (limit 150,000)"), "{line}");
+        let labels: Vec<&str> = over.algorithms.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!((labels, over.baseline), (vec!["regression"], None));
+        let mut off = spec.clone();
+        off.scale_limits = false;
+        assert_eq!(leave_out(&mut off, 10_000_000), None);
+        assert_eq!(off.algorithms.len(), 2);
+        let e = check_with(&spec, "D", 150_001, "say so").unwrap_err().to_string();
+        assert!(e.ends_with("leave it out, or say so"), "{e}");
     }
 
     #[test]

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ltr_core::{Dataset, Rng, Validation, derive_seed, select_best};
+use ltr_core::{BestCheckpoint, Checkpoint, Dataset, Rng, Validation, derive_seed};
 use ltr_data::folds::{locate, rotation, rotation_subsets, shared_query_ids};
 use ltr_data::reader::{ReadOptions, read_file_as_hashed};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
@@ -62,8 +62,11 @@ pub struct CellOutcome {
     pub criterion: Criterion,
     /// The seed of each grid point, in grid order.
     pub seeds: Vec<u64>,
-    /// The validation value of each grid point's model, in grid order.
+    /// The validation value of each grid point's model, in grid order (NaN for a point that
+    /// was not trained).
     pub vali: Vec<f64>,
+    /// Why each grid point could not be trained, in grid order (`None`: it trained).
+    pub errors: Vec<Option<String>>,
     /// Index of the selected grid point.
     pub chosen: usize,
     /// The selected model.
@@ -110,8 +113,11 @@ pub fn criterion(spec: &ExperimentSpec, dataset: &DatasetInput, entry: &Algorith
     Criterion::new(entry.validation_metric, eval_config(spec, dataset))
 }
 
-/// The seed of one grid point: named by dataset, variant, fold, label and the point's
-/// parameters (so adding a grid point changes no other point's seed).
+/// The seed of one grid point: derived from the content of the fold's three files (their
+/// sha256, as the cell key records them) and the point's algorithm id and parameters, never
+/// from a name or a label. Renaming a dataset or relabelling an algorithm in a spec changes
+/// no number, a fold rebuilt from the embedded pieces seeds as the released file does, and
+/// adding a grid point changes no other point's seed.
 pub fn point_seed(
     master: u64,
     dataset: &DatasetInput,
@@ -119,11 +125,13 @@ pub fn point_seed(
     label: &str,
     config: &AlgoConfig,
 ) -> Result<u64> {
+    let files = fold_files(dataset, fold)?;
+    // The tagged JSON names the algorithm by its id: `{"algorithm":"ranknet","params":{..}}`.
     let params = serde_json::to_string(config).map_err(|e| HarnessError::Serialize {
         what: format!("{label} parameters (seed derivation)"),
         reason: e.to_string(),
     })?;
-    Ok(derive_seed(master, &[&dataset.name, &dataset.variant, &format!("fold{fold}"), label, &params]))
+    Ok(derive_seed(master, &[&files.train.sha256, &files.vali.sha256, &files.test.sha256, &params]))
 }
 
 /// The files of fold `fold` of a dataset.
@@ -277,8 +285,12 @@ pub fn run_fold(
 }
 
 /// The protocol on splits already read by [`read_fold`] (the runner reads each fold once
-/// for all its algorithms). Grid points are fitted in parallel; the outcome does not depend
-/// on the thread count.
+/// for all its algorithms). Grid points are fitted in parallel, a batch at a time, and only
+/// the best model so far is kept ([`BestCheckpoint`], the rule of [`ltr_core::select_best`]),
+/// so a large grid holds one batch of models, not one per point; the outcome does not depend
+/// on the thread count. A point that cannot be trained is recorded with why
+/// ([`CellOutcome::errors`]) and selection goes on over the others; the cell fails only when
+/// no point trained.
 pub fn run_on_splits(
     spec: &ExperimentSpec,
     dataset: &DatasetInput,
@@ -303,33 +315,59 @@ pub fn run_on_splits(
     // Shared work is counted in every point's fit time, as a fit alone would spend it.
     let prepared = prepare(entry, splits).map_err(|e| cell_err(Box::new(e)))?;
     let valid = Validation { data: &splits.vali, measure: &criterion };
-    let fitted: Vec<(f64, AnyModel, f64)> = entry
-        .grid
-        .par_iter()
-        .zip(&seeds)
-        .map(|(config, &seed)| -> ltr_core::Result<(f64, AnyModel, f64)> {
-            let mut rng = Rng::new(seed);
-            let t = Instant::now();
-            let model = config.fit(&splits.train, Some(&valid), &mut rng)?;
-            let secs = prepared + t.elapsed().as_secs_f64();
+    let fit = |config: &AlgoConfig, seed: u64| -> (ltr_core::Result<(f64, AnyModel)>, f64) {
+        let mut rng = Rng::new(seed);
+        let t = Instant::now();
+        let fitted = config.fit(&splits.train, Some(&valid), &mut rng).and_then(|model| {
             let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
-            log::debug!(
+            Ok((v, model))
+        });
+        let secs = prepared + t.elapsed().as_secs_f64();
+        match &fitted {
+            Ok((v, _)) => log::debug!(
                 "{} fold {fold} {} {}: vali {} = {v:.6} ({secs:.3} s)",
                 dataset.name,
                 entry.label,
                 config.params_json(),
                 criterion.metric,
-            );
-            Ok((v, model, secs))
-        })
-        .collect::<ltr_core::Result<_>>()
-        .map_err(|e| cell_err(Box::new(e)))?;
+            ),
+            Err(e) => log::debug!(
+                "{} fold {fold} {} {}: not trained: {e}",
+                dataset.name,
+                entry.label,
+                config.params_json()
+            ),
+        }
+        (fitted, secs)
+    };
 
-    let vali: Vec<f64> = fitted.iter().map(|f| f.0).collect();
-    let chosen = select_best(&vali).ok_or_else(|| cell_err("the grid has no point".into()))?;
-    let fit_seconds = fitted.iter().map(|f| f.2).collect();
-    let model =
-        fitted.into_iter().nth(chosen).map(|f| f.1).ok_or_else(|| cell_err("no chosen model".into()))?;
+    let n = entry.grid.len();
+    let mut vali = Vec::with_capacity(n);
+    let mut errors = Vec::with_capacity(n);
+    let mut fit_seconds = Vec::with_capacity(n);
+    let mut best = BestCheckpoint::new();
+    let batch = rayon::current_num_threads().saturating_mul(4).max(1);
+    for (b, (configs, seeds)) in entry.grid.chunks(batch).zip(seeds.chunks(batch)).enumerate() {
+        let fitted: Vec<_> = configs.par_iter().zip(seeds).map(|(c, &seed)| fit(c, seed)).collect();
+        // In grid order, whatever the thread count.
+        for (i, (outcome, secs)) in fitted.into_iter().enumerate() {
+            fit_seconds.push(secs);
+            match outcome {
+                Ok((v, model)) => {
+                    best.offer(b * batch + i, v, || model);
+                    vali.push(v);
+                    errors.push(None);
+                }
+                Err(e) => {
+                    vali.push(f64::NAN);
+                    errors.push(Some(e.to_string()));
+                }
+            }
+        }
+    }
+    let Some(Checkpoint { step: chosen, state: model, .. }) = best.into_best() else {
+        return Err(cell_err(untrained(entry, &errors).into()));
+    };
     let test_scores = model.score_vec(&splits.test).map_err(|e| cell_err(Box::new(e)))?;
     let evaluation =
         evaluate_dataset(&splits.test, &test_scores, &eval).map_err(|e| cell_err(Box::new(e)))?;
@@ -339,6 +377,7 @@ pub fn run_on_splits(
         criterion,
         seeds,
         vali,
+        errors,
         chosen,
         model,
         test_scores,
@@ -346,4 +385,67 @@ pub fn run_on_splits(
         fit_seconds,
         model_stats,
     })
+}
+
+/// The most grid points named for one reason in a message about points that did not train.
+const NAMED_POINTS: usize = 5;
+
+/// The grid points of `entry` whose `errors` are set, grouped by reason, as a user edits
+/// them in a spec: `k = 10, k = 20: why; k = 30: why else` (only the keys the grid varies;
+/// at most [`NAMED_POINTS`] named per reason). Empty when every point trained.
+pub fn untrained_points(entry: &AlgorithmEntry, errors: &[Option<String>]) -> String {
+    let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, e) in errors.iter().enumerate() {
+        let Some(e) = e else { continue };
+        match groups.iter_mut().find(|(reason, _)| *reason == e.as_str()) {
+            Some((_, points)) => points.push(i),
+            None => groups.push((e, vec![i])),
+        }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let params: Vec<serde_json::Value> = entry.grid.iter().map(AlgoConfig::params_json).collect();
+    let varied: Vec<&String> = match params.first().and_then(serde_json::Value::as_object) {
+        Some(first) => first
+            .keys()
+            .filter(|k| params.iter().any(|p| p.get(k.as_str()) != first.get(k.as_str())))
+            .collect(),
+        None => Vec::new(),
+    };
+    let point = |i: usize| -> String {
+        let pairs: Vec<String> = varied
+            .iter()
+            .map(|k| format!("{k} = {}", params[i].get(k.as_str()).unwrap_or(&serde_json::Value::Null)))
+            .collect();
+        match pairs.len() {
+            0 => format!("point {}", i + 1),
+            1 => pairs[0].clone(),
+            _ => format!("{{ {} }}", pairs.join(", ")),
+        }
+    };
+    groups
+        .iter()
+        .map(|(reason, points)| {
+            let mut named: Vec<String> = points.iter().take(NAMED_POINTS).map(|&i| point(i)).collect();
+            if points.len() > NAMED_POINTS {
+                named.push(format!("{} more", points.len() - NAMED_POINTS));
+            }
+            format!("{}: {reason}", named.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Why a cell none of whose grid points trained fails, naming the points.
+fn untrained(entry: &AlgorithmEntry, errors: &[Option<String>]) -> String {
+    match errors {
+        [] => "the grid has no point".to_owned(),
+        [only] => format!("its only grid point could not be trained: {}", only.as_deref().unwrap_or("")),
+        _ => format!(
+            "none of its {} grid points could be trained ({})",
+            errors.len(),
+            untrained_points(entry, errors)
+        ),
+    }
 }

@@ -122,20 +122,39 @@ impl PlannedCell<'_> {
     }
 }
 
+/// The most cells (datasets x algorithm entries x folds) a run or a plan lists, whatever
+/// `--max-cells` allows: the list, with each cell's key and name, is kept in memory (about
+/// 300 bytes a cell).
+pub const MAX_RUN_CELLS: u64 = 1_000_000;
+
 /// Every cell of `spec` over the available `datasets`, in the runner's one fixed order
 /// (dataset, then algorithm, then fold, each in spec order), keyed with `code`. A fold the
-/// spec asks for and a dataset lacks is the spec's error; an empty list is not an error here.
+/// spec asks for and a dataset lacks is the spec's error, and so are more than
+/// [`MAX_RUN_CELLS`] cells (counted before the list is made); an empty list is not an error
+/// here.
 pub fn plan_cells<'a>(
     spec: &'a ExperimentSpec,
     datasets: &'a [DatasetStatus],
     code: &CodeHashes,
 ) -> Result<Vec<PlannedCell<'a>>> {
+    let mut count = 0u64;
     for status in datasets {
         if let DatasetStatus::Available(d) = status {
             spec.check_folds(&d.name, &d.folds.iter().map(|f| f.fold).collect::<Vec<_>>())?;
+            let folds = d.folds.iter().filter(|f| spec.folds.contains(&f.fold)).count() as u64;
+            count = count.saturating_add(folds.saturating_mul(spec.algorithms.len() as u64));
         }
     }
-    let mut cells = Vec::new();
+    if count > MAX_RUN_CELLS {
+        return Err(HarnessError::Spec {
+            file: spec.source.clone().into(),
+            reason: format!(
+                "{count} cells (datasets x algorithms x folds), more than the {MAX_RUN_CELLS} a run \
+                 lists: run fewer datasets or algorithms at a time"
+            ),
+        });
+    }
+    let mut cells = Vec::with_capacity(count as usize);
     for status in datasets {
         let DatasetStatus::Available(d) = status else { continue };
         for entry in &spec.algorithms {
@@ -293,11 +312,16 @@ pub fn run_cells(
             for (c, outcome) in todo.iter().zip(outcomes) {
                 if let Err(e) = outcome {
                     log::error!("{e}");
+                    // The cell is named beside the error wherever it is shown.
+                    let error = match e {
+                        HarnessError::Cell { source, .. } => source.to_string(),
+                        other => other.to_string(),
+                    };
                     failed.push(FailedCell {
                         dataset: d.name.clone(),
                         fold: fold.fold,
                         label: c.entry.label.clone(),
-                        error: e.to_string(),
+                        error,
                     });
                 }
             }
@@ -340,6 +364,15 @@ fn run_cell(
 ) -> Result<()> {
     let started = Instant::now();
     let out = protocol::run_on_splits(spec, c.dataset, c.fold.fold, c.entry, splits)?;
+    let untrained = out.errors.iter().filter(|e| e.is_some()).count();
+    if untrained > 0 {
+        log::warn!(
+            "{}: {untrained} of its {} grid points could not be trained, selected among the others ({})",
+            c.name(),
+            out.errors.len(),
+            protocol::untrained_points(c.entry, &out.errors)
+        );
+    }
     let summary = &out.evaluation.summary;
     log::info!(
         "{} fold {} {}: test NDCG@10 {:.4} MAP {:.4} (fit {:.2} s)",
@@ -367,7 +400,8 @@ fn run_cell(
             .grid
             .iter()
             .zip(&out.vali)
-            .map(|(config, &vali)| GridPoint { config: config.clone(), vali })
+            .zip(out.errors)
+            .map(|((config, &vali), error)| GridPoint { config: config.clone(), vali, error })
             .collect(),
         chosen: out.chosen,
         test: out.evaluation.summary,
@@ -583,11 +617,51 @@ mod tests {
         assert_eq!((v.sound, v.reevaluated, v.bad.len()), (2, 0, 2));
     }
 
+    /// AdaRank-NDCG over queries of 5 documents: NDCG@10 is 0 for any order under letor3, so
+    /// `k = 10` cannot train. The cell is selected among the points that trained and records
+    /// the other with its reason; a cell none of whose points trains fails, naming them.
+    #[test]
+    fn a_grid_point_that_cannot_train_is_recorded_and_the_others_are_selected() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let text = |grid: &str| {
+            format!(
+                "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"D\"]\nfolds = [1, 2]\nseed = 3\n\n\
+                 [[algorithms]]\nid = \"adarank-ndcg\"\ngrid = {{ k = {grid} }}\n"
+            )
+        };
+        let record = run(&spec(&text("[3, 10]")), &data, &store, &options(), &NoProgress).unwrap();
+        assert!(record.failed.is_empty(), "{:?}", record.failed);
+        for key in &record.cells {
+            let cell: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(store.record_path(key)).unwrap()).unwrap();
+            assert_eq!(cell["chosen"], 0, "{cell}");
+            assert!(cell["grid"][0].get("error").is_none(), "{cell}");
+            let e = cell["grid"][1]["error"].as_str().unwrap_or_else(|| panic!("{cell}"));
+            assert!(e.contains("no training query whose measure depends on the ranking"), "{e}");
+            assert!(cell["grid"][1]["vali"].is_null(), "{cell}");
+            assert!(matches!(store.check(key), CellCheck::Sound(_)));
+        }
+
+        let record = run(&spec(&text("[10, 20]")), &data, &store, &options(), &NoProgress).unwrap();
+        assert_eq!(record.failed.len(), 2, "{:?}", record.failed);
+        let e = &record.failed[0].error;
+        assert!(e.contains("none of its 2 grid points") && e.contains("k = 10, k = 20"), "{e}");
+        assert!(e.contains("no training query whose measure depends on the ranking"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+
     #[test]
     fn a_grid_point_whose_validation_is_nan_reads_back() {
-        let p = GridPoint { config: crate::AlgoConfig::default_for("regression").unwrap(), vali: f64::NAN };
+        let p = GridPoint {
+            config: crate::AlgoConfig::default_for("regression").unwrap(),
+            vali: f64::NAN,
+            error: None,
+        };
         let text = serde_json::to_string(&p).unwrap();
-        assert!(text.contains("\"vali\":null"), "{text}");
+        // A point that trained is written as records were before points could fail.
+        assert!(text.ends_with("\"vali\":null}"), "{text}");
         assert!(serde_json::from_str::<GridPoint>(&text).unwrap().vali.is_nan());
     }
 }

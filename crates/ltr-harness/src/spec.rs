@@ -169,6 +169,13 @@ pub struct AlgorithmEntry {
 /// The most model fits a spec may ask for unless raised ([`SpecLimits::max_cells`]).
 pub const DEFAULT_MAX_CELLS: u64 = 100_000;
 
+/// The most grid points a spec may expand to, summed over its algorithm entries, whatever
+/// [`SpecLimits::max_cells`] allows. Every point is kept in memory as a typed configuration
+/// and written into each cell record of its entry (about 0.3 KB of JSON), so this bounds a
+/// cell record to about 30 MB; loading a spec of 100,000 LambdaMART points takes about a
+/// second and 90 MB. Counted before anything is expanded.
+pub const MAX_GRID_POINTS: u64 = 100_000;
+
 /// Bounds checked when a spec is loaded, before anything is allocated for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpecLimits {
@@ -193,7 +200,7 @@ impl ExperimentSpec {
     /// A built-in spec by name, under `limits`.
     pub fn builtin_with(name: &str, limits: &SpecLimits) -> Result<Self> {
         let (n, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| HarnessError::Spec {
-            file: PathBuf::from(format!("experiments/{name}.toml")),
+            file: PathBuf::from(name),
             reason: format!(
                 "no such built-in spec (known: {})",
                 BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
@@ -207,11 +214,38 @@ impl ExperimentSpec {
         Self::load_with(path, &SpecLimits::default())
     }
 
-    /// Loads a spec file under `limits`.
+    /// Loads a spec file under `limits`, and checks the files it names ([`Self::check_paths`]).
     pub fn load_with(path: &Path, limits: &SpecLimits) -> Result<Self> {
         let text = ltr_core::fs::read_bounded_to_string(path, MAX_SPEC_BYTES)
             .map_err(|e| HarnessError::Spec { file: path.to_owned(), reason: e.to_string() })?;
-        Self::parse_with(&text, path, limits)
+        let spec = Self::parse_with(&text, path, limits)?;
+        spec.check_paths()?;
+        Ok(spec)
+    }
+
+    /// Checks every path the spec names (resolved against the spec file's folder when it was
+    /// parsed): `published` must be a regular file, and each dataset's `path` a file or a
+    /// folder. Fails with one line naming the key and the path, before anything runs.
+    pub fn check_paths(&self) -> Result<()> {
+        let bad = |key: &str, path: &Path, why: String| HarnessError::Spec {
+            file: PathBuf::from(&self.source),
+            reason: format!("{key} = {:?}: {why}", path.display().to_string()),
+        };
+        let gone = |e: std::io::Error, what: &str| {
+            if e.kind() == std::io::ErrorKind::NotFound { format!("no such {what}") } else { e.to_string() }
+        };
+        if let Some(p) = &self.published {
+            ltr_core::fs::open_regular(p).map_err(|e| bad("`published`", p, gone(e, "file")))?;
+        }
+        for d in &self.paths {
+            let key = format!("`path` of dataset `{}`", d.name);
+            let meta =
+                std::fs::metadata(&d.path).map_err(|e| bad(&key, &d.path, gone(e, "file or folder")))?;
+            if !meta.is_file() && !meta.is_dir() {
+                return Err(bad(&key, &d.path, "neither a file nor a folder".into()));
+            }
+        }
+        Ok(())
     }
 
     /// Parses and checks spec text; `path` names it in errors.
@@ -486,7 +520,10 @@ fn parse_datasets(
 impl ExperimentSpec {
     /// The spec of `ltr run --data PATH`: one dataset given by path, named after the folder
     /// or file, with the algorithms (and their grids) of `defaults` and its selection
-    /// metrics, every fold, and `seed`.
+    /// metrics, every fold, and `seed`. The spec (so its result store and report) is named
+    /// `<stem>-<hash>`: the dataset's name and the first [`DATA_HASH_LEN`] hex digits of the
+    /// sha256 of the resolved (absolute, symlinks followed) path, so inputs that share a stem
+    /// never share a report.
     pub fn for_data(path: &Path, seed: u64, defaults: &ExperimentSpec) -> Result<Self> {
         let file_name = path
             .file_name()
@@ -499,10 +536,18 @@ impl ExperimentSpec {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
             .collect();
-        let name = if name.is_empty() || name.starts_with('.') { format!("data{name}") } else { name };
+        let mut name = if name.is_empty() || name.starts_with('.') { format!("data{name}") } else { name };
+        // The run (its store and report) is named by the input too, not by its stem alone:
+        // `exp1/data.txt` and `exp2/data.txt`, or `a b.txt` and `a_b.txt`, are other runs.
+        let resolved = std::fs::canonicalize(path)
+            .or_else(|_| std::path::absolute(path))
+            .unwrap_or_else(|_| path.to_owned());
+        let hash = crate::code::sha256_hex(resolved.as_os_str().as_encoded_bytes());
+        name.truncate(MAX_NAME_LEN - DATA_HASH_LEN - 1);
+        let run_name = format!("{name}-{}", &hash[..DATA_HASH_LEN]);
         Ok(Self {
             source: path.display().to_string(),
-            name: name.clone(),
+            name: run_name,
             collection: String::new(),
             datasets: vec![name.clone()],
             paths: vec![PathDataset {
@@ -533,6 +578,9 @@ impl ExperimentSpec {
 /// The longest spec name accepted (it names a folder and report files).
 pub const MAX_NAME_LEN: usize = 100;
 
+/// Hex digits of the path hash in the name of a `--data` run ([`ExperimentSpec::for_data`]).
+pub const DATA_HASH_LEN: usize = 8;
+
 /// Checks a spec name: it becomes the folder `<results>/<name>` and the files
 /// `<out>/<name>.md|json|csv`, so it must be one plain path component: ASCII letters,
 /// digits, `.`, `_` and `-`, not starting with a dot, at most [`MAX_NAME_LEN`] bytes.
@@ -559,34 +607,49 @@ fn parse_metric(s: &str) -> std::result::Result<Metric, String> {
     s.parse::<Metric>().map_err(|e| e.to_string())
 }
 
-/// Counts the model fits a spec asks for, without expanding any grid, and refuses a spec over
-/// the limit, naming the largest grid.
+/// The grid points of an algorithm entry, counted without expanding its grid. u128 with
+/// saturation: 12 keys of 10 values is 10^12, far from overflowing; a grid with hundreds of
+/// keys saturates and is refused all the same.
+fn grid_points(a: &RawAlgorithm) -> u128 {
+    a.grid.values().fold(1u128, |n, v| n.saturating_mul(v.len().max(1) as u128))
+}
+
+/// Counts the grid points and the model fits a spec asks for, without expanding any grid,
+/// and refuses a spec over [`MAX_GRID_POINTS`] or over the fit limit, naming the largest grid.
 fn check_size(raw: &RawSpec, limits: &SpecLimits) -> std::result::Result<(), String> {
-    // u128 with saturation: 12 keys of 10 values is 10^12, far from overflowing; a spec with
-    // hundreds of keys saturates and is refused all the same.
-    let points = |a: &RawAlgorithm| -> u128 {
-        a.grid.values().fold(1u128, |n, v| n.saturating_mul(v.len().max(1) as u128))
+    let Some((i, largest)) = raw.algorithms.iter().enumerate().max_by_key(|(_, a)| grid_points(a)) else {
+        return Ok(());
     };
+    let largest_grid = format!(
+        "the largest grid is algorithms[{i}] ({}) with {} points",
+        largest.label.as_deref().unwrap_or(&largest.id),
+        grid_points(largest)
+    );
+    let points = raw.algorithms.iter().fold(0u128, |n, a| n.saturating_add(grid_points(a)));
+    if points > u128::from(MAX_GRID_POINTS) {
+        return Err(format!(
+            "the spec's grids have {points} points in all, more than the {MAX_GRID_POINTS} a spec \
+             may expand to whatever `--max-cells` allows (every point is kept in memory and in each \
+             of its cell records: split the grid over several specs); {largest_grid}"
+        ));
+    }
     let per_point = (raw.datasets.len() as u128).saturating_mul(raw.folds.len() as u128);
-    let total =
-        raw.algorithms.iter().fold(0u128, |n, a| n.saturating_add(points(a).saturating_mul(per_point)));
+    let total = points.saturating_mul(per_point);
     if total <= u128::from(limits.max_cells) {
         return Ok(());
     }
-    let largest = raw.algorithms.iter().enumerate().max_by_key(|(_, a)| points(a));
-    let Some((i, largest)) = largest else { return Ok(()) };
     Err(format!(
         "the spec asks for {total} model fits (grid points x {} datasets x {} folds), more than the \
-         limit of {} (`--max-cells` raises it); the largest grid is algorithms[{i}] ({}) with {} points",
+         limit of {} (`--max-cells` raises it); {largest_grid}",
         raw.datasets.len(),
         raw.folds.len(),
         limits.max_cells,
-        largest.label.as_deref().unwrap_or(&largest.id),
-        points(largest)
     ))
 }
 
-/// The cartesian product of the grid over the fixed params; each point typed and validated.
+/// The cartesian product of the grid over the fixed params (grid keys sorted, last key
+/// fastest); each point typed and validated. Points are built one at a time from their index,
+/// so only the typed configurations are held (their number is bounded by [`check_size`]).
 fn expand_grid(a: &RawAlgorithm) -> std::result::Result<Vec<AlgoConfig>, String> {
     for (k, values) in &a.grid {
         if values.is_empty() {
@@ -596,27 +659,20 @@ fn expand_grid(a: &RawAlgorithm) -> std::result::Result<Vec<AlgoConfig>, String>
             return Err(format!("`{k}` is both fixed in `params` and varied in `grid`"));
         }
     }
-    let keys: Vec<&String> = a.grid.keys().collect();
-    let mut points = vec![a.params.clone()];
-    for k in &keys {
-        let mut next = Vec::new();
-        for p in &points {
-            for v in &a.grid[*k] {
-                let mut q = p.clone();
-                q.insert((*k).clone(), v.clone());
-                next.push(q);
-            }
+    let n = usize::try_from(grid_points(a)).map_err(|_| "the grid has too many points".to_owned())?;
+    let mut points = Vec::with_capacity(n);
+    for index in 0..n {
+        let mut table = a.params.clone();
+        let mut rest = index;
+        for (k, values) in a.grid.iter().rev() {
+            table.insert(k.clone(), values[rest % values.len()].clone());
+            rest /= values.len();
         }
-        points = next;
+        let cfg = AlgoConfig::from_table(&a.id, table).map_err(|e| e.to_string())?;
+        cfg.validate().map_err(|e| e.to_string())?;
+        points.push(cfg);
     }
-    points
-        .into_iter()
-        .map(|table| {
-            let cfg = AlgoConfig::from_table(&a.id, table).map_err(|e| e.to_string())?;
-            cfg.validate().map_err(|e| e.to_string())?;
-            Ok(cfg)
-        })
-        .collect()
+    Ok(points)
 }
 
 #[cfg(test)]
@@ -768,6 +824,57 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         // 4 points x 1 dataset x 5 folds = 20 fits: the limit counts every fold and dataset.
         let e = ExperimentSpec::parse_with(BASE, Path::new("t"), &SpecLimits { max_cells: 19 }).unwrap_err();
         assert!(e.to_string().contains("20"), "{e}");
+    }
+
+    /// A dataset `path` that is not there, or is neither a file nor a folder, is the spec's
+    /// error when it loads, naming the key and the path, not a dataset found unavailable
+    /// when the run resolves it.
+    #[test]
+    fn a_dataset_path_that_is_not_there_is_refused_when_the_spec_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("folds")).unwrap();
+        std::fs::write(dir.path().join("one.txt"), "0 qid:1 1:0.5\n").unwrap();
+        let file = dir.path().join("spec.toml");
+        let spec = |path: &str| {
+            std::fs::write(
+                &file,
+                format!(
+                    "name = \"t\"\nseed = 1\n\n[[datasets]]\nname = \"mine\"\npath = {path:?}\n\n\
+                     [[algorithms]]\nid = \"regression\"\n"
+                ),
+            )
+            .unwrap();
+            ExperimentSpec::load(&file)
+        };
+        spec("folds").unwrap();
+        spec("one.txt").unwrap();
+        for (path, why) in [("nope", "no such file or folder"), ("/dev/null", "neither a file nor a folder")]
+        {
+            let e = spec(path).unwrap_err().to_string();
+            assert!(e.contains("`path` of dataset `mine`") && e.contains(path) && e.contains(why), "{e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+
+    #[test]
+    fn a_grid_larger_than_this_build_expands_is_refused_at_any_max_cells() {
+        // 10 x 10 x 10 x 10 x 10 x 2 = 200,000 points: within a raised `--max-cells`, but more
+        // than the grid points a spec may expand to.
+        let ten = |f: &dyn Fn(u32) -> String| (1..=10).map(f).collect::<Vec<_>>().join(", ");
+        let text = format!(
+            "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nfolds = [1]\nseed = 1\n\n\
+             [[algorithms]]\nid = \"lambdamart\"\ngrid = {{ trees = [{}], leaves = [{}], learning_rate = [{}], \
+             min_data_in_leaf = [{}], sigma = [{}], lambda_l2 = [0.0, 1.0] }}\n",
+            ten(&|i| i.to_string()),
+            ten(&|i| (i + 1).to_string()),
+            ten(&|i| format!("{:.2}", f64::from(i) / 100.0)),
+            ten(&|i| i.to_string()),
+            ten(&|i| format!("{:.1}", f64::from(i) / 10.0)),
+        );
+        let limits = SpecLimits { max_cells: u64::MAX };
+        let e = ExperimentSpec::parse_with(&text, Path::new("x/spec.toml"), &limits).unwrap_err().to_string();
+        assert!(e.starts_with("x/spec.toml:") && e.contains("200000") && e.contains("lambdamart"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
     }
 
     /// Values just outside a parameter's documented range (none for a flag).

@@ -106,6 +106,11 @@ pub struct GridPoint {
     /// computed: the selection rule never picks it).
     #[serde(deserialize_with = "null_as_nan")]
     pub vali: f64,
+    /// Why the point could not be trained (no model; `vali` is NaN and selection went on over
+    /// the other points). Absent for a point that trained, so such records read, seal and
+    /// verify as they did before points could fail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// serde_json writes a NaN as `null`; read it back as NaN instead of failing the record.

@@ -132,6 +132,18 @@ pub struct FoldJson<'a> {
     /// Statistics of the selected model on the test split (absent for most algorithms).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub model_statistics: &'a BTreeMap<String, f64>,
+    /// The grid points that could not be trained, with why (absent when every point trained).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_points: Vec<FailedPointJson<'a>>,
+}
+
+/// A grid point of a cell that could not be trained.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedPointJson<'a> {
+    /// Its parameters.
+    pub params: serde_json::Value,
+    /// Why it could not be trained.
+    pub error: &'a str,
 }
 
 fn values(v: &[f64; 8]) -> MetricValues {
@@ -214,6 +226,14 @@ pub(crate) fn document<'a>(
                     validation: chosen.map_or(f64::NAN, |g| g.vali),
                     metrics: values(&crate::fold_of(folds, c).metrics),
                     model_statistics: &c.model_stats,
+                    failed_points: c
+                        .grid
+                        .iter()
+                        .filter_map(|g| {
+                            let error = g.error.as_deref()?;
+                            Some(FailedPointJson { params: g.config.params_json(), error })
+                        })
+                        .collect(),
                 }
             })
             .collect(),

@@ -264,6 +264,13 @@ impl ReportInput {
                             missing.push(gone(match failed {
                                 Some(f) => format!("failed in the last run: {}", f.error),
                                 None if run.cells.contains(&key) => format!("cell {key} has no record"),
+                                // The seed is part of every key: a run of another seed is
+                                // other cells.
+                                None if run.seed != spec.seed => format!(
+                                    "cell {key} is not in the store (the last run used seed {s}, this report seed {}: `--seed {s}` reports that run)",
+                                    spec.seed,
+                                    s = run.seed
+                                ),
                                 None => format!(
                                     "cell {key} is not in the store (not computed for this code and spec)"
                                 ),
@@ -507,7 +514,7 @@ mod tests {
             test_sha256: "0".repeat(64),
             validation: Criterion::new(Metric::Map, cfg),
             eval: cfg,
-            grid: vec![GridPoint { config, vali: 0.5 }],
+            grid: vec![GridPoint { config, vali: 0.5, error: None }],
             chosen: 0,
             test: eval.summary,
             per_query: eval.per_query,

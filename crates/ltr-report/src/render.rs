@@ -136,7 +136,8 @@ pub(crate) fn markdown(
         md += &format!(
             "> **Partial report**: {} of the {expected} cells this report expects {} missing from the \
              result store, so the means marked `(n/N folds)` cover fewer folds than the others \
-             (written with `--allow-partial`). Missing: {}.\n\n",
+             (written with `--allow-partial`, or by `ltr run --data`, which reports what ran). \
+             Missing: {}.\n\n",
             input.missing.len(),
             if input.missing.len() == 1 { "is" } else { "are" },
             input
@@ -404,7 +405,8 @@ pub(crate) fn markdown(
     // Selected hyperparameters per fold.
     if !cells.is_empty() {
         md += "## Selected hyperparameters\n\n";
-        md += "Per fold: the grid point chosen on the validation split, with its validation score.\n\n";
+        md += "Per fold: the grid point chosen on the validation split, with its validation score \
+               (and the grid points that could not be trained, if any).\n\n";
         let mut header = vec!["Dataset".to_owned(), "Algorithm".to_owned()];
         header.extend(spec.folds.iter().map(|f| format!("Fold {f}")));
         let mut rows = Vec::new();
@@ -421,18 +423,35 @@ pub(crate) fn markdown(
                         Some(c) => {
                             let chosen = c.grid.get(c.chosen);
                             let varied = varied_params(a.grid.iter().map(|g| g.params_json()).collect());
-                            let params = chosen.map(|g| g.config.params_json()).unwrap_or_default();
-                            let shown: Vec<String> = varied
-                                .iter()
-                                .filter_map(|k| {
-                                    params.get(k).map(|v| format!("{k}={}", escape_markdown(&v.to_string())))
-                                })
-                                .collect();
+                            let shown = |g: Option<&ltr_harness::store::GridPoint>| {
+                                let params = g.map(|g| g.config.params_json()).unwrap_or_default();
+                                let shown: Vec<String> = varied
+                                    .iter()
+                                    .filter_map(|k| {
+                                        params
+                                            .get(k)
+                                            .map(|v| format!("{k}={}", escape_markdown(&v.to_string())))
+                                    })
+                                    .collect();
+                                if shown.is_empty() { "-".into() } else { shown.join(", ") }
+                            };
+                            let mut failed: Vec<String> =
+                                c.grid.iter().filter(|g| g.error.is_some()).map(|g| shown(Some(g))).collect();
+                            if failed.len() > FAILED_POINTS_SHOWN {
+                                let more = failed.len() - FAILED_POINTS_SHOWN;
+                                failed.truncate(FAILED_POINTS_SHOWN);
+                                failed.push(format!("{more} more"));
+                            }
                             format!(
-                                "{} ({} {})",
-                                if shown.is_empty() { "-".into() } else { shown.join(", ") },
+                                "{} ({} {}){}",
+                                shown(chosen),
                                 c.validation.metric,
-                                fmt4(chosen.map_or(f64::NAN, |g| g.vali))
+                                fmt4(chosen.map_or(f64::NAN, |g| g.vali)),
+                                if failed.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!("; {} failed", failed.join("; "))
+                                }
                             )
                         }
                         None => "-".into(),
@@ -603,6 +622,10 @@ fn folds_marker(input: &ReportInput, a: &Aggregate) -> String {
     let n = input.expected_folds(&a.dataset, &a.algorithm);
     if a.folds < n { format!(" ({}/{n} folds)", a.folds) } else { String::new() }
 }
+
+/// The most grid points named as failed in one cell of the selected-hyperparameters table
+/// (the JSON lists every one, with why).
+const FAILED_POINTS_SHOWN: usize = 5;
 
 /// Keys whose values differ across grid points (in the first point's key order).
 pub fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {

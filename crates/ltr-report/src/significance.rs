@@ -169,7 +169,8 @@ pub fn test_metric(
         let p = match cfg.test {
             PairedTest::T => t.p_value,
             PairedTest::Randomization => {
-                let sub = ltr_core::derive_seed(seed, &[&labels[s]]);
+                // Seeded by the two columns compared, so a label's spelling moves no p-value.
+                let sub = ltr_core::derive_seed_from_values(seed, "randomization", &[col, base]);
                 ltr_stats::randomization(col, base, cfg.permutations, sub)?
             }
         };
@@ -197,7 +198,10 @@ pub fn test_metric(
     let mut beats = vec![Vec::new(); m];
     let pairs = if cfg.all_pairs && m >= 2 {
         let refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
-        let p = ltr_stats::tukey_hsd(&refs, cfg.permutations, ltr_core::derive_seed(seed, &["tukey"]))?;
+        let p = ltr_stats::tukey_hsd(&refs, cfg.permutations, {
+            let all: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+            ltr_core::derive_seed_from_values(seed, "tukey", &all)
+        })?;
         let means: Vec<f64> = columns.iter().map(|c| c.iter().sum::<f64>() / c.len() as f64).collect();
         for i in 0..m {
             for j in 0..m {
@@ -319,7 +323,8 @@ pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<S
                     }
                 }
             }
-            let seed = ltr_core::derive_seed(cfg.seed, &["significance", d, &name]);
+            // Not by dataset name: the columns seed each test (see `test_metric`).
+            let seed = ltr_core::derive_seed(cfg.seed, &["significance", &name]);
             let tests = match test_metric(&labels, &columns, baseline, &name, cfg, seed) {
                 Ok(t) => t,
                 Err(e) => {
@@ -529,6 +534,34 @@ mod tests {
             let md = s.dataset_section("D", &[Metric::Map]);
             assert!(md.contains("a = base, b = better, c = worse"), "{md}");
         }
+    }
+
+    #[test]
+    fn randomised_p_values_do_not_depend_on_the_names_shown() {
+        // Same columns, other labels (and another order of the non-baseline rows): the
+        // randomised tests are seeded by the values compared, so every p-value is the same.
+        let rows = |names: [&'static str; 3]| {
+            let mut v = Vec::new();
+            for i in 0..30u32 {
+                let q: &'static str = Box::leak(format!("q{i}").into_boxed_str());
+                let base = 0.3 + 0.01 * (i % 7) as f64;
+                v.push((names[0], 1, q, base));
+                v.push((names[1], 1, q, base + 0.02 * ((i % 5) as f64 - 1.5)));
+                v.push((names[2], 1, q, base + 0.03 * ((i % 3) as f64 - 0.8)));
+            }
+            v
+        };
+        let cfg = SignificanceConfig {
+            test: PairedTest::Randomization,
+            all_pairs: true,
+            permutations: 499,
+            ..Default::default()
+        };
+        let a = from_query_frame(&frame(&rows(["base", "one", "two"])), &cfg).unwrap();
+        let b = from_query_frame(&frame(&rows(["a-base", "renamed", "another"])), &cfg).unwrap();
+        let ps = |s: &Significance| s.vs_baseline.iter().map(|c| (c.p_value, c.p_holm)).collect::<Vec<_>>();
+        assert_eq!(ps(&a), ps(&b));
+        assert!(ps(&a).iter().any(|(p, _)| *p < 1.0 && *p > 0.0), "{:?}", ps(&a));
     }
 
     #[test]

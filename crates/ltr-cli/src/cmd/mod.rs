@@ -79,18 +79,14 @@ impl DataArgs {
     }
 }
 
-/// Where a report goes, and whether one over missing cells is written (shared by `run`,
-/// `reproduce` and `report`, so every command that writes a report writes it to one place).
+/// Where a report goes (shared by `run`, `reproduce` and `report`, so every command that
+/// writes a report writes it to one place).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReportArgs {
     /// Folder for the report: <out>/<name>.md, .json and .csv, and <out>/<name>/ with the
     /// plots and per-query data (default: $LTR_REPORTS_DIR, else ./reports).
     #[arg(long, env = "LTR_REPORTS_DIR", default_value = "reports")]
     pub out: PathBuf,
-    /// Write the report even if cells it needs are missing or damaged (e.g. failed): a banner
-    /// names them and every affected mean is marked `(n/N folds)`.
-    #[arg(long)]
-    pub allow_partial: bool,
 }
 
 /// The per-user cache folder: `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`, else `.ltr-data`.

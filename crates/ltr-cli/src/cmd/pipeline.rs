@@ -6,12 +6,63 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use ltr_data::manifest::Manifest;
 use ltr_harness::runner::{DatasetStatus, RunOptions, RunRecord};
-use ltr_harness::spec::{ExperimentSpec, SpecLimits};
+use ltr_harness::spec::{BUILTIN, ExperimentSpec, SpecLimits};
 use ltr_harness::store::ResultStore;
 use ltr_report::{Published, ReportInput};
 
 use crate::cmd::ReportArgs;
 use crate::progress::RunBar;
+
+/// Where the spec of a command-line argument is read from ([`locate_spec`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpecArg {
+    /// A spec file.
+    File(PathBuf),
+    /// A built-in spec: its name and text.
+    Builtin(&'static str, &'static str),
+}
+
+/// Where the spec argument `arg` is read from. An argument that looks like a path (it holds a
+/// path separator or ends in `.toml`) is a file, and one that is not there, or not a regular
+/// file, is said to be so. A bare name is a regular file of that name if there is one, else
+/// `experiments/<name>.toml` if there is one, else the built-in spec of that name.
+///
+/// # Errors
+/// One line naming `arg`: no such file, not a spec file (a folder, a device, ...), or no such
+/// built-in spec (listing them).
+pub fn locate_spec(arg: &str) -> anyhow::Result<SpecArg> {
+    let path = Path::new(arg);
+    let looks_like_path =
+        arg.contains('/') || arg.contains(std::path::MAIN_SEPARATOR) || arg.ends_with(".toml");
+    let regular = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => return Ok(SpecArg::File(path.to_owned())),
+        Ok(_) => ltr_core::fs::open_regular(path).err(),
+        Err(e) => Some(e),
+    };
+    let not_a_spec = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow::anyhow!("{arg}: no such file"),
+        std::io::ErrorKind::InvalidInput => anyhow::anyhow!("{arg}: not a spec file: {e}"),
+        _ => anyhow::anyhow!("{arg}: {e}"),
+    };
+    if looks_like_path {
+        return Err(not_a_spec(regular.unwrap_or_else(|| std::io::ErrorKind::NotFound.into())));
+    }
+    let local = PathBuf::from("experiments").join(format!("{arg}.toml"));
+    if local.is_file() {
+        return Ok(SpecArg::File(local));
+    }
+    if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == arg) {
+        return Ok(SpecArg::Builtin(name, text));
+    }
+    match regular {
+        // A folder or a device of that name.
+        Some(e) if e.kind() != std::io::ErrorKind::NotFound => Err(not_a_spec(e)),
+        _ => anyhow::bail!(
+            "{arg}: no such built-in spec (known: {}), nor a file of that name",
+            BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
 
 /// A loaded spec with its manifest.
 #[derive(Debug)]
@@ -24,24 +75,27 @@ pub struct Pipeline {
 
 impl Pipeline {
     /// Loads a spec by path, or by built-in name (preferring `experiments/<name>.toml` in the
-    /// working directory, so edits there take effect), restricted to `datasets` and
-    /// `algorithms` when they are not empty ([`Pipeline::from_spec`] adds its manifest).
-    /// `limits` bound what the spec may ask for (checked before its grids are expanded).
+    /// working directory, so edits there take effect; see [`locate_spec`]), restricted to
+    /// `datasets` and `algorithms` when they are not empty ([`Pipeline::from_spec`] adds its
+    /// manifest). `limits` bound what the spec may ask for (checked before its grids are
+    /// expanded).
     pub fn load_spec(
         spec: &str,
         datasets: &[String],
         algorithms: &[String],
         limits: &SpecLimits,
     ) -> anyhow::Result<ExperimentSpec> {
-        let path = Path::new(spec);
-        let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
-        let mut spec = if path.is_file() {
-            ExperimentSpec::load_with(path, limits)?
-        } else if local.is_file() {
-            ExperimentSpec::load_with(&local, limits)?
-        } else {
-            ExperimentSpec::builtin_with(spec, limits)?
+        let mut spec = match locate_spec(spec)? {
+            SpecArg::File(path) => ExperimentSpec::load_with(&path, limits)?,
+            SpecArg::Builtin(name, _) => ExperimentSpec::builtin_with(name, limits)?,
         };
+        // The published numbers are shown by the report; a file that does not parse is the
+        // spec's error now, not the report's after the run.
+        if let Some(file) = &spec.published {
+            Published::load(file).map_err(|e| {
+                anyhow::anyhow!("{}: `published`: {}", spec.source, e.to_string().trim().replace('\n', " "))
+            })?;
+        }
         if !datasets.is_empty() {
             spec.restrict_datasets(datasets)?;
         }
@@ -155,25 +209,10 @@ impl Pipeline {
         Ok(record)
     }
 
-    /// After a run: its report ([`Pipeline::report`]), unless cells failed and a partial report
-    /// was not asked for; then one line says why there is none.
-    pub fn report_run(
-        &self,
-        record: &RunRecord,
-        results: &Path,
-        report: &ReportArgs,
-        command: &str,
-    ) -> anyhow::Result<()> {
-        if !record.failed.is_empty() && !report.allow_partial {
-            let n = record.failed.len();
-            eprintln!(
-                "no report: {n} cell{} failed (`--allow-partial` writes one that names {})",
-                if n == 1 { "" } else { "s" },
-                if n == 1 { "it" } else { "them" }
-            );
-            return Ok(());
-        }
-        self.report(results, report, command).map(|_| ())
+    /// After a run: its report ([`Pipeline::report`]) of what is in the store, also when
+    /// some cells failed (its banner names them, and every mean they lack says so).
+    pub fn report_run(&self, results: &Path, report: &ReportArgs, command: &str) -> anyhow::Result<()> {
+        self.report(results, &report.out, true, command).map(|_| ())
     }
 
     /// Builds the report of the spec from the store under `results` and writes
@@ -181,7 +220,13 @@ impl Pipeline {
     /// prints where, last, and returns the paths. `command` is the command named in it as
     /// its writer. Missing or damaged cells fail it, naming each, unless `allow_partial`
     /// (then the report says so). A store that was never run fails naming `--results`.
-    pub fn report(&self, results: &Path, report: &ReportArgs, command: &str) -> anyhow::Result<Vec<PathBuf>> {
+    pub fn report(
+        &self,
+        results: &Path,
+        out: &Path,
+        allow_partial: bool,
+        command: &str,
+    ) -> anyhow::Result<Vec<PathBuf>> {
         let name = &self.spec.name;
         let run_file = results.join(name).join("run.json");
         if !run_file.is_file() {
@@ -201,19 +246,19 @@ impl Pipeline {
             title,
             crate::cmd::code_version(),
         )?;
-        input.allow_partial = report.allow_partial;
+        input.allow_partial = allow_partial;
         input.written_by = command.to_owned();
-        if report.allow_partial {
+        if allow_partial {
             for m in &input.missing {
                 log::warn!("partial report: missing {m}");
             }
         }
         let built = ltr_report::build(&input)?;
-        let written = ltr_report::write(&built, &report.out, name)?;
+        let written = ltr_report::write(&built, out, name)?;
         for p in &written {
             log::debug!("wrote {}", p.display());
         }
-        let out = report.out.join(name);
+        let out = out.join(name);
         println!(
             "report: {}.md (and .json, .csv; plots and per-query data in {}/)",
             out.display(),

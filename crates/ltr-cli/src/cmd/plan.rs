@@ -6,12 +6,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use ltr_harness::cluster::{Engines, Plan, PlanSpec, time_limit_minutes};
-use ltr_harness::spec::{BUILTIN, SpecLimits};
+use ltr_harness::limits::SPEC_OVERRIDE;
+use ltr_harness::spec::SpecLimits;
 use ltr_harness::store::ResultStore;
 
 use crate::cmd::DataArgs;
-use crate::cmd::pipeline::Pipeline;
-use crate::cmd::run::{RunArgs, resolve_datasets};
+use crate::cmd::pipeline::{Pipeline, SpecArg, locate_spec};
+use crate::cmd::run::{OverLimit, RunArgs, resolve_datasets};
 
 /// Arguments of `ltr plan`.
 #[derive(Debug, clap::Args)]
@@ -59,22 +60,13 @@ pub struct Args {
     data: DataArgs,
 }
 
-/// The text of the spec `ltr run` would load for `spec` (same order: a file, then
-/// `experiments/<name>.toml`, then the built-in one).
+/// The text of the spec `ltr run` would load for `spec` ([`locate_spec`]).
 fn spec_text(spec: &str) -> anyhow::Result<String> {
-    let path = Path::new(spec);
-    let local = PathBuf::from("experiments").join(format!("{spec}.toml"));
-    for p in [path, local.as_path()] {
-        if p.is_file() {
-            return ltr_core::fs::read_bounded_to_string(p, ltr_harness::spec::MAX_SPEC_BYTES)
-                .with_context(|| format!("reading {}", p.display()));
-        }
+    match locate_spec(spec)? {
+        SpecArg::File(p) => ltr_core::fs::read_bounded_to_string(&p, ltr_harness::spec::MAX_SPEC_BYTES)
+            .with_context(|| format!("reading {}", p.display())),
+        SpecArg::Builtin(_, text) => Ok(text.to_owned()),
     }
-    BUILTIN
-        .iter()
-        .find(|(n, _)| *n == spec)
-        .map(|(_, t)| (*t).to_owned())
-        .ok_or_else(|| anyhow::anyhow!("{spec}: no such spec file or built-in spec"))
 }
 
 fn absolute(p: &Path) -> anyhow::Result<String> {
@@ -87,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = SpecLimits { max_cells: args.max_cells };
     let spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
     let text = spec_text(&args.spec)?;
-    let pipeline = Pipeline::from_spec(spec, args.manifest.as_deref())?;
+    let mut pipeline = Pipeline::from_spec(spec, args.manifest.as_deref())?;
     let run_args = RunArgs {
         datasets: args.datasets.clone(),
         algorithms: args.algorithms.clone(),
@@ -97,9 +89,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         verify_data: false,
         manifest: args.manifest.clone(),
         max_cells: args.max_cells,
+        seed: None,
+        no_scale_limits: false,
         data: args.data.clone(),
     };
-    let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), &run_args)?;
+    let datasets = resolve_datasets(
+        &mut pipeline.spec,
+        pipeline.manifest.as_ref(),
+        &run_args,
+        OverLimit::Refuse(SPEC_OVERRIDE),
+    )?;
     for d in &datasets {
         if let ltr_harness::runner::DatasetStatus::Unavailable { name, reason } = d {
             eprintln!("{name}: unavailable ({reason}); not planned");

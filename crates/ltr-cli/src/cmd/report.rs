@@ -30,7 +30,14 @@ pub struct Args {
     /// `ltr run`).
     #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
     max_cells: u64,
-    /// Without --allow-partial, a report over missing or damaged cells fails, naming each.
+    /// Write the report even if cells it needs are missing or damaged in the store: a banner
+    /// at the top names them and every affected mean is marked `(n/N folds)`. Without it,
+    /// such a report fails, naming each missing cell.
+    #[arg(long)]
+    allow_partial: bool,
+    /// The master seed `ltr run --seed` ran with, in place of the spec's `seed`.
+    #[arg(long)]
+    seed: Option<u64>,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -38,7 +45,15 @@ pub struct Args {
 /// Runs `ltr report`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let limits = SpecLimits { max_cells: args.max_cells };
-    let spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
-    Pipeline::from_spec(spec, args.manifest.as_deref())?.report(&args.results, &args.report, "ltr report")?;
+    let mut spec = Pipeline::load_spec(&args.spec, &args.datasets, &args.algorithms, &limits)?;
+    if let Some(seed) = args.seed {
+        spec.seed = seed;
+    }
+    Pipeline::from_spec(spec, args.manifest.as_deref())?.report(
+        &args.results,
+        &args.report.out,
+        args.allow_partial,
+        "ltr report",
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -14,10 +14,15 @@ pub struct Args {
     run: RunArgs,
     #[command(flatten)]
     report: ReportArgs,
+    /// Exit 0 when some cells failed but others ran (the report, written either way, names
+    /// what did not run and why).
+    #[arg(long)]
+    allow_partial: bool,
 }
 
-/// Runs `ltr reproduce`: the run, then the report of what is in the store.
+/// Runs `ltr reproduce`: the run, then the report of what is in the store (also when some
+/// cells failed, so the report names them).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let record = args.run.execute(&args.collection, &args.report, "ltr reproduce")?;
-    Ok(outcome(&record))
+    Ok(outcome(&record, args.allow_partial))
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use ltr_data::manifest::Manifest;
 use ltr_fetch::Source;
 use ltr_fetch::local::{LocalRequest, resolve_local};
+use ltr_harness::limits::SPEC_OVERRIDE;
 use ltr_harness::runner::{DatasetStatus, RunRecord};
 use ltr_harness::spec::{ExperimentSpec, SpecLimits};
 
@@ -41,6 +42,15 @@ pub struct RunArgs {
     /// over it is refused before anything runs.
     #[arg(long, default_value_t = ltr_harness::spec::DEFAULT_MAX_CELLS)]
     pub max_cells: u64,
+    /// Master seed, in place of the spec's `seed` (every cell key holds the seed, so another
+    /// seed computes other cells; `ltr report --seed` reports them). With --data: default 1,
+    /// also the seed of the split of a single file.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run algorithms above their scale limit anyway (the spec key `scale_limits = false`).
+    /// Without it, --data leaves them out of its default set, and refuses them when named.
+    #[arg(long)]
+    pub no_scale_limits: bool,
     #[command(flatten)]
     pub data: DataArgs,
 }
@@ -51,11 +61,18 @@ impl RunArgs {
     /// the command in it).
     pub fn execute(&self, spec: &str, report: &ReportArgs, command: &str) -> anyhow::Result<RunRecord> {
         let limits = SpecLimits { max_cells: self.max_cells };
-        let spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms, &limits)?;
-        let pipeline = Pipeline::from_spec(spec, self.manifest.as_deref())?;
-        let datasets = resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), self)?;
+        let mut spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms, &limits)?;
+        if let Some(seed) = self.seed {
+            spec.seed = seed;
+        }
+        if self.no_scale_limits {
+            spec.scale_limits = false;
+        }
+        let mut pipeline = Pipeline::from_spec(spec, self.manifest.as_deref())?;
+        let Pipeline { spec, manifest } = &mut pipeline;
+        let datasets = resolve_datasets(spec, manifest.as_ref(), self, OverLimit::Refuse(SPEC_OVERRIDE))?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
-        pipeline.report_run(&record, &self.results, report, command)?;
+        pipeline.report_run(&self.results, report, command)?;
         Ok(record)
     }
 }
@@ -70,56 +87,89 @@ pub struct Args {
     /// Run a dataset of your own without a spec: a folder (Fold1..N of train/vali/test or
     /// trainingset/validationset/testset files, or the three files) or one LETOR file (split
     /// into 5 query-disjoint folds by --seed). Every algorithm with its default grid (those
-    /// of experiments/letor3.toml), unless --algorithms.
+    /// of experiments/letor3.toml) but those above their scale limit on this data, unless
+    /// --algorithms; the result store and the report are named
+    /// `<stem>-<8 hex digits of the input path's sha256>`.
     #[arg(long)]
     data: Option<PathBuf>,
-    /// Master seed with --data (also the seed of the split of a single file).
-    #[arg(long, default_value_t = 1, requires = "data")]
-    seed: u64,
+    /// Exit 0 when some cells failed but others ran (the report, written either way, names
+    /// what did not run and why).
+    #[arg(long)]
+    allow_partial: bool,
     #[command(flatten)]
     run: RunArgs,
     #[command(flatten)]
     report: ReportArgs,
 }
 
-/// Runs `ltr run`: exit 1 when a cell failed or none could run.
+/// Runs `ltr run`: exit 1 when a cell failed (unless `--allow-partial` and some ran) or none
+/// could run.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let record = match (&args.spec, &args.data) {
         (Some(spec), _) => args.run.execute(spec, &args.report, "ltr run")?,
         (None, Some(data)) => {
             // Said here once, not as every dataset's reason after the dataset's name.
             std::fs::metadata(data).map_err(|e| anyhow::anyhow!("--data {}: {e}", data.display()))?;
-            let mut spec = ExperimentSpec::for_data(data, args.seed, &ExperimentSpec::builtin("letor3")?)?;
-            if !args.run.algorithms.is_empty() {
+            let mut spec = ExperimentSpec::for_data(
+                data,
+                args.run.seed.unwrap_or(1),
+                &ExperimentSpec::builtin("letor3")?,
+            )?;
+            spec.scale_limits = !args.run.no_scale_limits;
+            // The default set leaves out what the data's size puts above a limit; an
+            // algorithm asked for by name is refused.
+            let over_limit = if args.run.algorithms.is_empty() {
+                OverLimit::LeaveOut
+            } else {
                 crate::cmd::pipeline::restrict_algorithms(&mut spec, &args.run.algorithms)?;
-            }
+                OverLimit::Refuse("add `--no-scale-limits` to run it anyway")
+            };
             let mut pipeline = Pipeline::from_spec(spec, None)?;
-            let datasets = resolve_datasets(&pipeline.spec, None, &args.run)?;
+            let datasets = resolve_datasets(&mut pipeline.spec, None, &args.run, over_limit)?;
             // Every fold the data has.
             if let Some(DatasetStatus::Available(d)) = datasets.first() {
                 pipeline.spec.folds = d.folds.iter().map(|f| f.fold).collect();
             }
             let record = pipeline.run(&datasets, &args.run.results, args.run.force)?;
-            pipeline.report_run(&record, &args.run.results, &args.report, "ltr run --data")?;
+            pipeline.report_run(&args.run.results, &args.report, "ltr run --data")?;
             record
         }
         (None, None) => anyhow::bail!("give an experiment spec or --data"),
     };
-    Ok(outcome(&record))
+    Ok(outcome(&record, args.allow_partial))
 }
 
-/// Success when every cell of the run is in the store, computed now or before.
-pub fn outcome(record: &RunRecord) -> ExitCode {
-    if record.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+/// Success when every cell of the run is in the store, computed now or before; with
+/// `allow_partial`, also when some failed but others ran.
+pub fn outcome(record: &RunRecord, allow_partial: bool) -> ExitCode {
+    let some_ran = record.failed.len() < record.cells.len();
+    if record.failed.is_empty() || (allow_partial && some_ran) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// What [`resolve_datasets`] does with an algorithm whose scale limit the training split of
+/// a dataset given by path exceeds ([`ltr_harness::limits`]).
+#[derive(Debug, Clone, Copy)]
+pub enum OverLimit {
+    /// Refuse the run with one line ending in this advice (how the caller overrides a limit).
+    Refuse(&'static str),
+    /// Leave the algorithm out of the spec, printing one line that names it (the default set
+    /// of `--data`, which the user did not choose).
+    LeaveOut,
 }
 
 /// Every dataset of the spec as verified local files, fetched into the data cache unless
 /// `--no-fetch` (datasets given by path are read where they are, their layout detected and
-/// printed); a dataset that cannot be had is [`DatasetStatus::Unavailable`].
+/// printed, their size checked against the algorithms' scale limits as `over_limit` says);
+/// a dataset that cannot be had is [`DatasetStatus::Unavailable`].
 pub fn resolve_datasets(
-    spec: &ExperimentSpec,
+    spec: &mut ExperimentSpec,
     manifest: Option<&Manifest>,
     args: &RunArgs,
+    over_limit: OverLimit,
 ) -> anyhow::Result<Vec<DatasetStatus>> {
     let fetcher = fetch::fetcher_with(&args.data, args.verify_data)?;
     let source = if args.no_fetch { Source::Cache(fetcher.cache()) } else { Source::Fetch(&fetcher) };
@@ -131,8 +181,8 @@ pub fn resolve_datasets(
     }
     .into_iter();
     let mut out = Vec::new();
-    for name in &spec.datasets {
-        let Some(p) = spec.path_dataset(name) else {
+    for name in spec.datasets.clone() {
+        let Some(p) = spec.path_dataset(&name) else {
             out.extend(from_manifest.next());
             continue;
         };
@@ -144,15 +194,29 @@ pub fn resolve_datasets(
             missing_token: p.missing_token.clone(),
             split_seed: p.split_seed.unwrap_or(spec.seed),
         };
-        out.push(match resolve_local(&req, fetcher.cache()) {
+        let status = match resolve_local(&req, fetcher.cache()) {
             Ok(mut local) => {
                 println!("{}", local.describe());
-                ltr_harness::limits::check(spec, &p.name, local.train_rows as u64)?;
+                let rows = local.train_rows as u64;
+                match over_limit {
+                    OverLimit::Refuse(advice) => {
+                        ltr_harness::limits::check_with(spec, &req.name, rows, advice)?
+                    }
+                    OverLimit::LeaveOut => {
+                        if let Some(line) = ltr_harness::limits::leave_out(spec, rows) {
+                            eprintln!(
+                                "{}: {line} of the default set; the others run (add `--no-scale-limits` to run them too)",
+                                req.name
+                            );
+                        }
+                    }
+                }
                 local.input.folds.retain(|f| spec.folds.contains(&f.fold));
                 DatasetStatus::Available(local.input)
             }
-            Err(e) => DatasetStatus::Unavailable { name: p.name.clone(), reason: e.reason() },
-        });
+            Err(e) => DatasetStatus::Unavailable { name: req.name.clone(), reason: e.reason() },
+        };
+        out.push(status);
     }
     // Reasons go into the run record and the reports: without this machine's cache folder.
     let cache = fetcher.cache().root();

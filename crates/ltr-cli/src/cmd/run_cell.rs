@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use ltr_harness::cluster::{FetchLock, Plan, check_task_data, task_cells_here};
+use ltr_harness::limits::SPEC_OVERRIDE;
 use ltr_harness::runner::{NoProgress, PlannedCell, RunOptions, run_cells};
 use ltr_harness::spec::SpecLimits;
 use ltr_harness::store::ResultStore;
 
 use crate::cmd::DataArgs;
 use crate::cmd::pipeline::Pipeline;
-use crate::cmd::run::{RunArgs, resolve_datasets};
+use crate::cmd::run::{OverLimit, RunArgs, resolve_datasets};
 
 /// A test hook: the task stops after this many of its cells and waits to be killed, so that
 /// a test can kill it at a known point (not a race).
@@ -62,14 +63,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let plan = Plan::load(&args.plan)?;
     let task = args.task;
     let wanted = plan.task_cells(task)?;
-    let limits = SpecLimits::default();
+    // The plan was made under the planner's `--max-cells`; its grids are bounded all the same.
+    let limits = SpecLimits { max_cells: u64::MAX };
     let spec = plan.spec(&limits).context("the plan's spec")?;
     // Only the datasets this task reads are resolved (and fetched if missing).
     let mut needed: Vec<String> = wanted.iter().map(|c| c.dataset.clone()).collect();
     needed.dedup();
     let mut data_spec = spec.clone();
     data_spec.restrict_datasets(&needed)?;
-    let pipeline = Pipeline::from_spec(data_spec, plan.header.manifest.as_deref())?;
+    let mut pipeline = Pipeline::from_spec(data_spec, plan.header.manifest.as_deref())?;
     let run_args = RunArgs {
         datasets: needed,
         algorithms: Vec::new(),
@@ -79,6 +81,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         verify_data: args.verify_data,
         manifest: plan.header.manifest.clone(),
         max_cells: limits.max_cells,
+        seed: None,
+        no_scale_limits: false,
         data: args.data.clone(),
     };
     let datasets = {
@@ -86,7 +90,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // files in the cache.
         let cache = args.data.fetch_options()?.data_dir;
         let _lock = FetchLock::acquire(&cache, FETCH_LOCK_WAIT, FETCH_LOCK_WAIT)?;
-        resolve_datasets(&pipeline.spec, pipeline.manifest.as_ref(), &run_args)?
+        resolve_datasets(
+            &mut pipeline.spec,
+            pipeline.manifest.as_ref(),
+            &run_args,
+            OverLimit::Refuse(SPEC_OVERRIDE),
+        )?
     };
     // Nothing is computed, nor the store touched, unless every file and key is the plan's.
     check_task_data(&plan, task, &datasets)?;
