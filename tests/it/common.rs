@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use ltr_data::Manifest;
+use ltr_data::embedded::Pieces;
+use ltr_data::manifest::Split;
 use ltr_data::resolved::DatasetInput;
 
 /// The project root.
@@ -49,6 +52,36 @@ pub fn fold_file(collection: &str, dataset: &str, fold: u32, split: &str) -> Pat
         other => panic!("no split {other}"),
     };
     input.root.join(&file.rel)
+}
+
+/// A user's dataset shaped like LETOR 2.0's OHSUMED: OHSUMED QueryLevelNorm (built from the
+/// embedded pieces) with features 26..45 dropped, as `<dir>/OHSUMED-L2/Fold1..5/{trainingset,
+/// validationset,testset}.txt` with CRLF line endings. Returns the folder.
+pub fn letor2_folder(dir: &Path) -> PathBuf {
+    let m = Manifest::builtin("letor3").unwrap();
+    let v = m.dataset("OHSUMED").unwrap().default_variant();
+    let pieces = Pieces::open(v).unwrap();
+    let root = dir.join("OHSUMED-L2");
+    for k in 1..=5 {
+        for (s, name) in Split::ALL.into_iter().zip(["trainingset", "validationset", "testset"]) {
+            let bytes = pieces.build(&v.fold_file(k, s)).unwrap().unwrap();
+            let mut out = String::new();
+            for line in String::from_utf8(bytes).unwrap().lines() {
+                let (data, comment) = line.split_once('#').unwrap_or((line, ""));
+                let kept: Vec<&str> = data
+                    .split_whitespace()
+                    .enumerate()
+                    .filter(|(i, t)| *i < 2 || t.split(':').next().unwrap().parse::<usize>().unwrap() <= 25)
+                    .map(|(_, t)| t)
+                    .collect();
+                out += &format!("{} #{comment}\r\n", kept.join(" "));
+            }
+            let p = root.join(format!("Fold{k}/{name}.txt"));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, out).unwrap();
+        }
+    }
+    root
 }
 
 /// The cells of one GFM table row (`| a | b \| c |`): split at every `|` not escaped by a

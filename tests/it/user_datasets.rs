@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
-use ltr_data::Manifest;
-use ltr_data::embedded::Pieces;
-use ltr_data::manifest::Split;
 use ltr_data::reader::{ReadOptions, read_file};
 use sha2::{Digest, Sha256};
 
-fn ltr(dir: &Path, args: &[&str]) -> Output {
+use crate::common::letor2_folder;
+
+pub(crate) fn ltr(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ltr"))
         .args(args)
         .current_dir(dir)
@@ -37,14 +36,14 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
-fn ok(out: &Output) -> String {
+pub(crate) fn ok(out: &Output) -> String {
     assert!(out.status.success(), "{}", text(out));
     text(out)
 }
 
 /// The markdown report of `ltr run --data` on an input whose stem is `stem`, written into
 /// the reports folder `reports` as `<stem>-<hash of the input's path>.md`.
-fn data_report(reports: &Path, stem: &str) -> PathBuf {
+pub(crate) fn data_report(reports: &Path, stem: &str) -> PathBuf {
     let found: Vec<PathBuf> = std::fs::read_dir(reports)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -57,34 +56,6 @@ fn data_report(reports: &Path, stem: &str) -> PathBuf {
         .collect();
     assert_eq!(found.len(), 1, "{stem} in {}: {found:?}", reports.display());
     found[0].clone()
-}
-
-/// OHSUMED QueryLevelNorm with features 26..45 dropped, laid out like LETOR 2.0.
-fn letor2_folder(dir: &Path) -> PathBuf {
-    let m = Manifest::builtin("letor3").unwrap();
-    let v = m.dataset("OHSUMED").unwrap().default_variant();
-    let pieces = Pieces::open(v).unwrap();
-    let root = dir.join("OHSUMED-L2");
-    for k in 1..=5 {
-        for (s, name) in Split::ALL.into_iter().zip(["trainingset", "validationset", "testset"]) {
-            let bytes = pieces.build(&v.fold_file(k, s)).unwrap().unwrap();
-            let mut out = String::new();
-            for line in String::from_utf8(bytes).unwrap().lines() {
-                let (data, comment) = line.split_once('#').unwrap_or((line, ""));
-                let kept: Vec<&str> = data
-                    .split_whitespace()
-                    .enumerate()
-                    .filter(|(i, t)| *i < 2 || t.split(':').next().unwrap().parse::<usize>().unwrap() <= 25)
-                    .map(|(_, t)| t)
-                    .collect();
-                out += &format!("{} #{comment}\r\n", kept.join(" "));
-            }
-            let p = root.join(format!("Fold{k}/{name}.txt"));
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, out).unwrap();
-        }
-    }
-    root
 }
 
 #[test]

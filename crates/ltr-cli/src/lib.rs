@@ -168,6 +168,12 @@ fn list_algorithms() -> anyhow::Result<ExitCode> {
             println!();
         }
         println!("{:<14} {:<14} {:<10} {} {:<18} {}", a.id, a.name, a.family, a.year, a.loss, a.optimizer);
+        match ltr_harness::feature_scale::scale_free(&ltr_harness::AlgoConfig::default_for(a.id)?) {
+            Some(why) => println!("    feature scales do not matter: {why}"),
+            None => {
+                println!("    feature scales matter: normalise raw features (`normalize`, `--normalize`)")
+            }
+        }
         let params = ltr_harness::registry::parameters(a.id)?;
         let rows: Vec<[String; 4]> = params
             .iter()

@@ -9,6 +9,8 @@
 //! * [`embedded`]: the OHSUMED and MQ2008 subsets compiled in, and folds rebuilt from them.
 //! * [`resolved`]: datasets resolved to verified local files, as the harness consumes them.
 //! * [`local`]: a user's own data: layout detection and one-pass file summaries.
+//! * [`normalize`]: feature normalisation (per-query min-max, z-scores), fitted on a
+//!   training split and applied to any split.
 //! * [`split`]: one file split into query-disjoint subsets and rotated into folds.
 //! * [`scores`]: one-score-per-line files (and RankLib's layout).
 //! * [`fuzz`]: structure-aware fuzzing of the reader and the score-file parser.
@@ -19,6 +21,7 @@ pub mod folds;
 pub mod fuzz;
 pub mod local;
 pub mod manifest;
+pub mod normalize;
 pub mod reader;
 pub mod resolved;
 pub mod scores;

@@ -7,10 +7,11 @@
 //! * [`run_models`]: a model file of every registered algorithm, trained on a few real
 //!   queries (MQ2008, compiled in), parsed as JSON and edited in its tree (feature indices,
 //!   widths and counts set to edge values, arrays shortened or lengthened, keys dropped or
-//!   added, algorithm tags swapped, parts transplanted from other models), sometimes also as
-//!   bytes (truncated, a stray token, deep nesting). An input that parses must score data of
-//!   its width (without an error, let alone a panic), and write itself back to the same text
-//!   and the same scores;
+//!   added, algorithm tags swapped, parts transplanted from other models; a third of them
+//!   carry a fitted z-score and a third per-query min-max), sometimes also as bytes
+//!   (truncated, a stray token, deep nesting). An input that parses must normalise and score
+//!   data of its width (without an error, let alone a panic), and write itself back to the
+//!   same text and the same scores;
 //! * [`run_specs`]: the built-in experiment specs, edited in their TOML tree (numbers, names,
 //!   paths, metrics, grids, folds, keys), sometimes as text. An input that parses must give a
 //!   non-empty grid of valid parameters for every algorithm.
@@ -34,6 +35,7 @@ use std::path::Path;
 
 use ltr_core::{Dataset, DatasetBuilder, Rng};
 use ltr_data::fuzz::Stats;
+use ltr_data::normalize::Normalization;
 use ltr_data::{Manifest, ReadOptions, Split};
 use rayon::prelude::*;
 use serde_json::Value as Json;
@@ -79,15 +81,19 @@ impl Corpus {
         let train = first_queries(&full, TRAIN_QUERIES, full.n_features())?;
         let data = first_queries(&full, SCORE_QUERIES, full.n_features())?;
         let mut models = Vec::new();
-        for info in ALGORITHMS {
+        for (i, info) in ALGORITHMS.iter().enumerate() {
             let config = AlgoConfig::from_settings(info.id, &small_settings(info.id))?;
             let model = config.fit(&train, None, &mut Rng::new(1))?;
+            // A third of the files carry a fitted z-score, a third per-query min-max.
+            let normalization =
+                [Normalization::None, Normalization::Zscore, Normalization::QueryMinmax][i % 3];
             let file = ModelFile {
                 ltr_version: env!("CARGO_PKG_VERSION").into(),
                 config,
                 seed: 1,
                 n_features: train.n_features(),
                 model,
+                normalizer: normalization.fit(&train)?,
             };
             let json = serde_json::to_value(&file)
                 .map_err(|e| HarnessError::Serialize { what: info.id.into(), reason: e.to_string() })?;
@@ -254,6 +260,9 @@ fn model_oracle(input: &[u8], data: &Dataset) -> std::result::Result<bool, Strin
         return Ok(true);
     }
     let data = first_queries(data, SCORE_QUERIES, file.n_features).map_err(|e| e.to_string())?;
+    // A checked normalisation applies to any data of the model's width.
+    let data =
+        file.normalizer.apply(&data).map_err(|e| format!("a checked normalisation cannot apply: {e}"))?;
     // A model that passed its checks scores any data of its width.
     let a = file.model.score_vec(&data).map_err(|e| format!("a checked model cannot score: {e}"))?;
     let b = back.model.score_vec(&data).map_err(|e| format!("a checked model cannot score: {e}"))?;

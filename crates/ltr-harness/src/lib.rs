@@ -13,6 +13,8 @@
 //! * [`code`]: the source hashes of the crates a cell's numbers go through (build time).
 //! * [`fuzz`]: structure-aware fuzzing of model files and specs.
 //! * [`limits`]: the algorithms refused above a training size, checked when a spec loads.
+//! * [`feature_scale`]: which algorithms depend on feature scales, and the warning for data
+//!   whose features look unnormalised.
 //! * [`importance`]: feature importance of a fitted model (tree gains, linear weights).
 //! * [`trec`]: TREC run and qrels files, written from LETOR data and scores and read back.
 //!
@@ -22,6 +24,7 @@
 pub mod cluster;
 pub mod code;
 mod error;
+pub mod feature_scale;
 pub mod fuzz;
 pub mod importance;
 pub mod limits;

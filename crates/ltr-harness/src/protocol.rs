@@ -30,6 +30,7 @@ use std::time::Instant;
 
 use ltr_core::{BestCheckpoint, Checkpoint, Dataset, Rng, Validation, derive_seed};
 use ltr_data::folds::{locate, rotation, rotation_subsets, shared_query_ids};
+use ltr_data::normalize::{Normalization, Normalizer};
 use ltr_data::reader::{ReadOptions, read_file_as_hashed};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_metrics::{Criterion, EvalConfig, Evaluation, evaluate_dataset};
@@ -40,9 +41,10 @@ use crate::registry::{AlgoConfig, AnyModel};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
 
 /// The three splits of a fold, each carrying the convention it is evaluated under, so
-/// learners that evaluate during training use the same definitions as the evaluation.
+/// learners that evaluate during training use the same definitions as the evaluation, and
+/// normalised as the spec asks for the dataset ([`ExperimentSpec::normalization`]).
 /// Validation and test are shared: folds built from parsed subsets ([`Subsets`]) hold the
-/// same subset as one fold's test split and another's validation split.
+/// same subset as one fold's test split and another's validation split (unless normalised).
 #[derive(Debug)]
 pub struct Splits {
     /// Training split.
@@ -51,6 +53,30 @@ pub struct Splits {
     pub vali: Arc<Dataset>,
     /// Test split.
     pub test: Arc<Dataset>,
+    /// The normalisation applied to all three, fitted on the training split as read.
+    pub normalizer: Normalizer,
+}
+
+impl Splits {
+    /// Splits as read, normalised by `method`: the normaliser is fitted on the training
+    /// split alone, then applied to all three.
+    fn normalized(
+        method: Normalization,
+        train: Dataset,
+        vali: Arc<Dataset>,
+        test: Arc<Dataset>,
+    ) -> Result<Self> {
+        if method.is_none() {
+            return Ok(Self { train, vali, test, normalizer: Normalizer::None });
+        }
+        let normalizer = method.fit(&train)?;
+        Ok(Self {
+            train: normalizer.apply(&train)?,
+            vali: Arc::new(normalizer.apply(&vali)?),
+            test: Arc::new(normalizer.apply(&test)?),
+            normalizer,
+        })
+    }
 }
 
 /// Everything the protocol determined for one cell.
@@ -73,6 +99,8 @@ pub struct CellOutcome {
     pub model: AnyModel,
     /// Its test scores, one per document in file order.
     pub test_scores: Vec<f64>,
+    /// The feature normalisation the model was fitted and scored under ([`Splits`]).
+    pub normalizer: Normalizer,
     /// Their evaluation (means and per query).
     pub evaluation: Evaluation,
     /// Seconds spent fitting each grid point (not deterministic; kept out of records).
@@ -168,13 +196,14 @@ fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Re
 }
 
 /// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
-/// convention.
+/// convention, normalised as the spec asks for the dataset.
 pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Result<Splits> {
     let files = fold_files(dataset, fold)?;
     let read = |f: &DataFile| read_split(spec, dataset, f);
     let (train, (vali, test)) =
         rayon::join(|| read(&files.train), || rayon::join(|| read(&files.vali), || read(&files.test)));
-    let splits = Splits { train: train?, vali: Arc::new(vali?), test: Arc::new(test?) };
+    let method = spec.normalization(&dataset.name);
+    let splits = Splits::normalized(method, train?, Arc::new(vali?), Arc::new(test?))?;
     warn_shared_queries(dataset, fold, &splits);
     Ok(splits)
 }
@@ -212,6 +241,8 @@ fn warn_shared_queries(dataset: &DatasetInput, fold: u32, splits: &Splits) {
 #[derive(Debug)]
 pub struct Subsets {
     parts: Vec<Arc<Dataset>>,
+    /// The spec's normalisation of the dataset, applied to each fold built.
+    normalization: Normalization,
 }
 
 impl Subsets {
@@ -225,7 +256,7 @@ impl Subsets {
             .par_iter()
             .map(|f| read_split(spec, dataset, f).map(Arc::new))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Some(Self { parts }))
+        Ok(Some(Self { parts, normalization: spec.normalization(&dataset.name) }))
     }
 
     /// The splits of fold `fold`, equal to what [`read_fold`] reads from its files.
@@ -254,11 +285,12 @@ impl Subsets {
                 .into());
             }
         }
-        Ok(Splits {
-            train: Dataset::concat(&train)?,
-            vali: Arc::clone(&self.parts[r.vali]),
-            test: Arc::clone(&self.parts[r.test]),
-        })
+        Splits::normalized(
+            self.normalization,
+            Dataset::concat(&train)?,
+            Arc::clone(&self.parts[r.vali]),
+            Arc::clone(&self.parts[r.test]),
+        )
     }
 }
 
@@ -381,6 +413,7 @@ pub fn run_on_splits(
         chosen,
         model,
         test_scores,
+        normalizer: splits.normalizer.clone(),
         evaluation,
         fit_seconds,
         model_stats,

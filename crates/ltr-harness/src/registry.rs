@@ -220,6 +220,10 @@ pub struct ModelFile {
     pub n_features: usize,
     /// The model.
     pub model: AnyModel,
+    /// The feature normalisation fitted on the training data, applied to any data before the
+    /// model scores it (absent in files without one, as in those written before it existed).
+    #[serde(default, skip_serializing_if = "ltr_data::normalize::Normalizer::is_none")]
+    pub normalizer: ltr_data::normalize::Normalizer,
 }
 
 impl ModelFile {
@@ -268,6 +272,7 @@ impl ModelFile {
             .into());
         }
         self.model.check()?;
+        self.normalizer.check(self.n_features)?;
         Ok(())
     }
 }
@@ -505,7 +510,8 @@ mod tests {
             .map(|info| {
                 let config = AlgoConfig::default_for(info.id).unwrap();
                 let model = config.fit(&data, None, &mut Rng::new(1)).unwrap();
-                ModelFile { ltr_version: "test".into(), config, seed: 1, n_features: 5, model }
+                let normalizer = Default::default();
+                ModelFile { ltr_version: "test".into(), config, seed: 1, n_features: 5, model, normalizer }
             })
             .collect()
     }

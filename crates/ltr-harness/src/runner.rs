@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::code::CodeHashes;
 use crate::error::{HarnessError, Result};
+use crate::feature_scale;
 use crate::protocol::{self, Splits};
 use crate::registry::ModelFile;
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
@@ -264,6 +265,7 @@ pub fn run_cells(
             .iter()
             .filter(|f| pending.iter().any(|c| c.dataset.name == d.name && c.fold.fold == f.fold));
         let mut subsets = None;
+        let mut scale_checked = false;
         if pending_folds.count() > 1 {
             match protocol::Subsets::read(spec, d) {
                 Ok(s) => {
@@ -301,6 +303,10 @@ pub fn run_cells(
                     continue;
                 }
             };
+            if !scale_checked {
+                scale_checked = true;
+                warn_unnormalised(spec, d, fold.fold, &splits);
+            }
             let outcomes: Vec<Result<()>> = todo
                 .par_iter()
                 .map(|c| {
@@ -328,6 +334,26 @@ pub fn run_cells(
         }
     }
     CellsOutcome { computed: pending.len(), skipped: cells.len() - pending.len(), failed }
+}
+
+/// Warns, once per dataset, when it is read without normalisation, its training split's
+/// features look unnormalised and the spec has algorithms that depend on feature scales.
+fn warn_unnormalised(spec: &ExperimentSpec, d: &DatasetInput, fold: u32, splits: &Splits) {
+    if !splits.normalizer.is_none() {
+        return;
+    }
+    let labels: Vec<&str> = spec
+        .algorithms
+        .iter()
+        .filter(|e| feature_scale::scale_sensitive(e))
+        .map(|e| e.label.as_str())
+        .collect();
+    let hint = "normalise them with `normalize = \"query-minmax\"` (LETOR's QueryLevelNorm) in the \
+                dataset's spec table, or `--normalize query-minmax` with `--data`";
+    let what = format!("{} fold {fold}", d.name);
+    if let Some(w) = feature_scale::unnormalised_warning(&what, &splits.train, &labels, hint) {
+        log::warn!("{w}");
+    }
 }
 
 /// Why a run has no cell: every dataset's reason, on one line.
@@ -407,6 +433,7 @@ fn run_cell(
         test: out.evaluation.summary,
         per_query: out.evaluation.per_query,
         model_stats: out.model_stats,
+        normalizer: out.normalizer.clone(),
         binary: binary.to_owned(),
         // Set by `save`.
         scores_sha256: String::new(),
@@ -418,7 +445,8 @@ fn run_cell(
         total_seconds: started.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),
     };
-    // The model file `ltr train` writes, so that `ltr predict` and `ltr explain` read it.
+    // The model file `ltr train` writes, with the normalisation its data went through, so
+    // that `ltr predict` scores raw data as the cell did and `ltr explain` reads it.
     let (Some(config), Some(&seed)) = (c.entry.grid.get(out.chosen), out.seeds.get(out.chosen)) else {
         return Err(HarnessError::Cell {
             dataset: c.dataset.name.clone(),
@@ -433,6 +461,7 @@ fn run_cell(
         seed,
         n_features: out.model.n_features(),
         model: out.model,
+        normalizer: out.normalizer,
     };
     store.save(record, &out.test_scores, &model, &timing).map(|_| ())
 }

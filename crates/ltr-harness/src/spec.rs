@@ -27,7 +27,11 @@
 //! name = "OHSUMED-L2"
 //! path = "data/letor2/OHSUMED/Data"   # relative to the spec file
 //! convention = "letor3"                # optional
+//! normalize = "query-minmax"            # optional: none (default), query-minmax, zscore, log1p-zscore
 //! ```
+//!
+//! `normalize` may also be set for a dataset of the collection (`[[datasets]]` with `name`
+//! and `normalize` only).
 //!
 //! Every key is documented in `experiments/README.md`.
 //!
@@ -40,6 +44,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use ltr_data::normalize::Normalization;
 use ltr_metrics::{Convention, Metric};
 use serde::{Deserialize, Serialize};
 
@@ -151,6 +156,10 @@ pub struct ExperimentSpec {
     /// Whether the algorithms' scale limits apply ([`crate::limits`]; spec key
     /// `scale_limits`, default `true`).
     pub scale_limits: bool,
+    /// Dataset name -> its feature normalisation (the `normalize` key of a `[[datasets]]`
+    /// table); a dataset not named here is read as it is ([`ExperimentSpec::normalization`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub normalize: BTreeMap<String, Normalization>,
 }
 
 /// One algorithm of a spec with its expanded grid.
@@ -266,7 +275,7 @@ impl ExperimentSpec {
             return Err(bad("`datasets` is empty".into()));
         }
         let base = path.parent().unwrap_or(Path::new(""));
-        let (datasets, paths) = parse_datasets(&raw.datasets, base).map_err(&bad)?;
+        let (datasets, paths, normalize) = parse_datasets(&raw.datasets, base).map_err(&bad)?;
         let collection = match raw.collection.clone() {
             Some(c) => c,
             None if paths.len() == datasets.len() => String::new(),
@@ -330,7 +339,25 @@ impl ExperimentSpec {
             baseline: raw.baseline,
             significance: raw.significance,
             scale_limits: raw.scale_limits,
+            normalize,
         })
+    }
+
+    /// The feature normalisation of a dataset (by name, case-insensitively; `none` unless
+    /// the spec sets one).
+    pub fn normalization(&self, dataset: &str) -> Normalization {
+        self.normalize
+            .iter()
+            .find(|(d, _)| d.eq_ignore_ascii_case(dataset))
+            .map_or(Normalization::None, |(_, n)| *n)
+    }
+
+    /// Sets the feature normalisation of a dataset of the spec (`--normalize`).
+    pub fn set_normalization(&mut self, dataset: &str, method: Normalization) {
+        self.normalize.retain(|d, _| !d.eq_ignore_ascii_case(dataset));
+        if !method.is_none() {
+            self.normalize.insert(dataset.to_owned(), method);
+        }
     }
 
     /// The entry with this label (or, failing that, the first with this algorithm id).
@@ -434,16 +461,22 @@ pub struct PathDataset {
 }
 
 /// The keys a `[[datasets]]` table may have.
-const DATASET_KEYS: [&str; 6] = ["name", "path", "convention", "features", "missing_token", "split_seed"];
+const DATASET_KEYS: [&str; 7] =
+    ["name", "path", "convention", "features", "missing_token", "split_seed", "normalize"];
+
+/// The keys of [`DATASET_KEYS`] a dataset of the collection (a table without `path`) may set.
+const COLLECTION_DATASET_KEYS: [&str; 2] = ["name", "normalize"];
+
+/// What `datasets` lists: every name in order, the datasets given by path, and the
+/// normalisation of those that set one.
+type ParsedDatasets = (Vec<String>, Vec<PathDataset>, BTreeMap<String, Normalization>);
 
 /// `datasets`: names of the collection's datasets, or tables (a `path` makes it a user's
-/// own dataset). Returns every name in order, and the datasets given by path.
-fn parse_datasets(
-    values: &[toml::Value],
-    base: &Path,
-) -> std::result::Result<(Vec<String>, Vec<PathDataset>), String> {
+/// own dataset).
+fn parse_datasets(values: &[toml::Value], base: &Path) -> std::result::Result<ParsedDatasets, String> {
     let mut names: Vec<String> = Vec::new();
     let mut paths = Vec::new();
+    let mut normalize = BTreeMap::new();
     for (i, v) in values.iter().enumerate() {
         let at = format!("datasets[{i}]");
         let name = match v {
@@ -483,6 +516,12 @@ fn parse_datasets(
                     Some(other) => return Err(format!("{at}: `split_seed` must be an integer, not {other}")),
                 };
                 let missing_token = text("missing_token")?;
+                if let Some(n) = text("normalize")? {
+                    let n = n.parse::<Normalization>().map_err(|e| format!("{at}: normalize: {e}"))?;
+                    if !n.is_none() {
+                        normalize.insert(name.clone(), n);
+                    }
+                }
                 match text("path")? {
                     Some(p) => paths.push(PathDataset {
                         name: name.clone(),
@@ -493,7 +532,7 @@ fn parse_datasets(
                         split_seed,
                     }),
                     None => {
-                        if let Some(k) = DATASET_KEYS[2..].iter().find(|k| t.contains_key(**k)) {
+                        if let Some(k) = t.keys().find(|k| !COLLECTION_DATASET_KEYS.contains(&k.as_str())) {
                             return Err(format!(
                                 "{at} ({name}): `{k}` applies to datasets given by `path` only; the collection's manifest describes `{name}`"
                             ));
@@ -514,7 +553,7 @@ fn parse_datasets(
         }
         names.push(name);
     }
-    Ok((names, paths))
+    Ok((names, paths, normalize))
 }
 
 impl ExperimentSpec {
@@ -566,6 +605,7 @@ impl ExperimentSpec {
             baseline: defaults.baseline.clone(),
             significance: defaults.significance,
             scale_limits: defaults.scale_limits,
+            normalize: BTreeMap::new(),
         })
     }
 
@@ -940,6 +980,32 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
             ));
             assert!(e.contains("lambdamart") && e.contains("`trees`"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_dataset_table_sets_its_normalisation_by_path_or_by_name() {
+        let s = ExperimentSpec::parse(BASE, Path::new("t.toml")).unwrap();
+        assert!(s.normalize.is_empty() && s.normalization("OHSUMED").is_none());
+        let by_name = BASE.replace(
+            r#"datasets = ["OHSUMED"]"#,
+            "datasets = [{ name = \"OHSUMED\", normalize = \"zscore\" }, \"MQ2008\"]",
+        );
+        let s = ExperimentSpec::parse(&by_name, Path::new("t.toml")).unwrap();
+        assert_eq!(s.normalization("ohsumed"), Normalization::Zscore);
+        assert_eq!(s.normalization("MQ2008"), Normalization::None);
+        let by_path = BASE.replace(
+            r#"datasets = ["OHSUMED"]"#,
+            "datasets = [{ name = \"mine\", path = \"d\", normalize = \"query-minmax\" }]",
+        );
+        let mut s = ExperimentSpec::parse(&by_path, Path::new("x/t.toml")).unwrap();
+        assert_eq!(s.normalization("mine"), Normalization::QueryMinmax);
+        s.set_normalization("MINE", Normalization::None);
+        assert!(s.normalize.is_empty(), "none is not recorded");
+        let e = err(&by_path.replace("query-minmax", "minmax"));
+        assert!(e.starts_with("x/spec.toml: datasets[0]: normalize") && e.contains("query-minmax"), "{e}");
+        // A collection dataset still takes no path-only key.
+        let e = err(&by_name.replace("normalize", "features = 3, normalize"));
+        assert!(e.contains("`features` applies to datasets given by `path` only"), "{e}");
     }
 
     #[test]

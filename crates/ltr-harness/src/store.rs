@@ -23,6 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use ltr_data::folds::locate;
+use ltr_data::normalize::{Normalization, Normalizer};
 use ltr_data::reader::{ReadOptions, read_file};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary, evaluate_dataset};
@@ -49,6 +50,10 @@ struct KeyMaterial<'a> {
     missing_token: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     clip: Option<f32>,
+    /// Left out when `none`, so that the keys of cells without normalisation are those of
+    /// stores written before it existed.
+    #[serde(skip_serializing_if = "Normalization::is_none")]
+    normalize: Normalization,
     convention: Convention,
     fold: u32,
     train: &'a DataFile,
@@ -79,6 +84,7 @@ pub fn cell_key(
         features: dataset.features,
         missing_token: dataset.missing_token.as_deref(),
         clip: dataset.clip,
+        normalize: spec.normalization(&dataset.name),
         convention: dataset.convention,
         fold: fold.fold,
         train: &fold.train,
@@ -155,6 +161,10 @@ pub struct CellRecord {
     /// ([`crate::protocol::model_statistics`]; empty for most algorithms).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub model_stats: std::collections::BTreeMap<String, f64>,
+    /// The feature normalisation fitted on the training split, which the model's input went
+    /// through (absent: none).
+    #[serde(default, skip_serializing_if = "Normalizer::is_none")]
+    pub normalizer: Normalizer,
     /// sha256 of the executable that computed the cell: provenance only, not part of the key.
     pub binary: String,
     /// sha256 of the `.scores` file.
@@ -238,7 +248,8 @@ pub fn verify_cell(store: &ResultStore, key: &str) -> CellCheck {
 /// Re-evaluates a sound cell ([`verify_cell`]) against its data: reads its test file under
 /// `dataset.root` (which must hash to the recorded sha256), evaluates the saved scores under
 /// the recorded config and compares every number of the record exactly, and scores the test
-/// file again with the saved model, which must give the saved scores bit for bit.
+/// file again with the saved model (after the recorded normalisation), which must give the
+/// saved scores bit for bit.
 ///
 /// # Errors
 /// What does not agree, in a few words.
@@ -272,8 +283,13 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
         return Err("the saved scores evaluate to other per-query metrics than recorded".into());
     }
     let model = store.load_model(&record.key).map_err(|e| e.to_string())?;
-    let rescored =
-        model.score_vec(&test).map_err(|e| format!("the saved model cannot score the test file: {e}"))?;
+    let normalized = (!record.normalizer.is_none())
+        .then(|| record.normalizer.apply(&test))
+        .transpose()
+        .map_err(|e| format!("the recorded normalisation does not apply to the test file: {e}"))?;
+    let rescored = model
+        .score_vec(normalized.as_ref().unwrap_or(&test))
+        .map_err(|e| format!("the saved model cannot score the test file: {e}"))?;
     if rescored.len() != scores.len() || rescored.iter().zip(&scores).any(|(a, b)| a.to_bits() != b.to_bits())
     {
         return Err("the saved model scores the test file differently from the saved scores".into());
@@ -655,6 +671,26 @@ mod tests {
         // Keys are stable for the same inputs, and differ per fold file hash.
         let code = CodeHashes::builtin();
         assert_eq!(keys(&code), keys(&code));
+    }
+
+    #[test]
+    fn a_normalisation_changes_the_keys_of_its_dataset_and_none_leaves_them_as_they_were() {
+        let code = CodeHashes::builtin();
+        let mut spec = ExperimentSpec::builtin("letor3").unwrap();
+        let d = dataset();
+        let key =
+            |spec: &ExperimentSpec| cell_key(&code, spec, &d, &d.folds[0], &spec.algorithms[0]).unwrap();
+        let before = key(&spec);
+        spec.set_normalization("d", Normalization::None);
+        assert_eq!(key(&spec), before, "none is no key material");
+        spec.set_normalization("D", Normalization::QueryMinmax);
+        let minmax = key(&spec);
+        spec.set_normalization("D", Normalization::Zscore);
+        assert!(minmax != before && key(&spec) != minmax);
+        // Another dataset's normalisation is not this dataset's key material.
+        spec.set_normalization("D", Normalization::None);
+        spec.set_normalization("OHSUMED", Normalization::Zscore);
+        assert_eq!(key(&spec), before);
     }
 
     #[test]

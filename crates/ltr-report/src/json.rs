@@ -70,6 +70,9 @@ pub enum DatasetJson<'a> {
         variant: &'a str,
         /// The dataset's own convention.
         convention: Convention,
+        /// Its feature normalisation (absent: none).
+        #[serde(skip_serializing_if = "str::is_empty")]
+        normalize: &'static str,
         /// Fold file (relative path) -> sha256.
         files: BTreeMap<&'a str, &'a str>,
     },
@@ -178,6 +181,9 @@ pub(crate) fn document<'a>(
                     name: &x.name,
                     variant: &x.variant,
                     convention: x.convention,
+                    normalize: Some(input.spec.normalization(&x.name))
+                        .filter(|n| !n.is_none())
+                        .map_or("", |n| n.name()),
                     files: x
                         .folds
                         .iter()

@@ -519,6 +519,7 @@ mod tests {
             test: eval.summary,
             per_query: eval.per_query,
             model_stats: BTreeMap::new(),
+            normalizer: Default::default(),
             binary: String::new(),
             scores_sha256: String::new(),
             model_sha256: String::new(),

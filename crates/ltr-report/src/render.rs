@@ -227,10 +227,16 @@ pub(crate) fn markdown(
                 let digest = combined_hash(
                     x.folds.iter().flat_map(|f| [&f.train.sha256, &f.vali.sha256, &f.test.sha256]),
                 );
+                let normalize = spec.normalization(&x.name);
+                let normalize = if normalize.is_none() {
+                    String::new()
+                } else {
+                    format!("; features normalised: `{normalize}`, {}", escape_markdown(normalize.describe()))
+                };
                 head.push(vec![
                     format!("Dataset {}", escape_markdown(&x.name)),
                     format!(
-                        "{} variant, {} fold files; sha256 of their sha256s: `{}` (each file below)",
+                        "{} variant, {} fold files; sha256 of their sha256s: `{}` (each file below){normalize}",
                         x.variant,
                         x.folds.len() * 3,
                         &digest[..16]

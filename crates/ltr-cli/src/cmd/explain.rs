@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use ltr_harness::importance::{Importance, importance};
 
-use super::predict::{read_model, read_of_width};
+use super::predict::{normalized, read_model, read_of_width};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,7 +28,8 @@ pub struct Args {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=ltr_core::MAX_FEATURES as u64))]
     top: usize,
     /// Linear models: multiply each weight by its feature's standard deviation in this LETOR
-    /// file (e.g. the training data), so that features of different scales compare.
+    /// file (e.g. the training data; after the model's normalisation, if it has one), so that
+    /// features of different scales compare.
     #[arg(long)]
     data: Option<PathBuf>,
     /// Accept --data with fewer features than the model, the missing ones read as 0.
@@ -43,12 +44,22 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file = read_model(&args.model)?;
     let data = match &args.data {
-        Some(path) => Some(read_of_width(path, file.n_features, args.allow_width_mismatch, "the model")?),
+        Some(path) => Some(normalized(
+            &file,
+            read_of_width(path, file.n_features, args.allow_width_mismatch, "the model")?,
+        )?),
         None => None,
     };
     let imp = importance(&file.model, data.as_ref())?;
     let data_name = args.data.as_ref().map(|p| p.display().to_string());
+    let method = file.normalizer.method();
     let text = match args.format {
+        Format::Text if !method.is_none() => format!(
+            "features normalised before scoring: {method} ({}); the numbers below are of the \
+             normalised features\n{}",
+            method.describe(),
+            render(&imp, args.top, data_name.as_deref())
+        ),
         Format::Text => render(&imp, args.top, data_name.as_deref()),
         Format::Json => {
             let mut v = serde_json::to_value(&imp)?;
@@ -57,6 +68,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             if let (Some(obj), Some(name)) = (v.as_object_mut(), data_name) {
                 obj.insert("data".into(), name.into());
+            }
+            if let (Some(obj), false) = (v.as_object_mut(), method.is_none()) {
+                obj.insert("normalize".into(), method.name().into());
             }
             serde_json::to_string_pretty(&v)? + "\n"
         }

@@ -60,6 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     let data = read_of_width(&args.data, file.n_features, args.allow_width_mismatch, "the model")?;
     log::info!("parsed {} documents in {:.3} s", data.n_docs(), t.elapsed().as_secs_f64());
+    let data = normalized(&file, data)?;
     let t = Instant::now();
     let scores = file.model.score_vec(&data)?;
     log::info!("scored in {:.3} s", t.elapsed().as_secs_f64());
@@ -110,6 +111,16 @@ fn same_file(a: &Path, b: &Path) -> bool {
         }
     }
     matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// `data` through the model's feature normalisation, the one its training data went through
+/// (as read when it has none).
+pub(crate) fn normalized(file: &ModelFile, data: Dataset) -> anyhow::Result<Dataset> {
+    if file.normalizer.is_none() {
+        return Ok(data);
+    }
+    log::info!("features normalised as in training: {}", file.normalizer.method());
+    Ok(file.normalizer.apply(&data)?)
 }
 
 /// The largest model file read (1 GiB): far above the largest model the registry's parameter

@@ -96,6 +96,12 @@ pub struct Args {
     /// what did not run and why).
     #[arg(long)]
     allow_partial: bool,
+    /// Feature normalisation of the --data dataset (fitted on each fold's training split):
+    /// none, query-minmax (LETOR's QueryLevelNorm), zscore, log1p-zscore. A spec sets it per
+    /// dataset (`normalize`).
+    #[arg(long, default_value = "none", requires = "data",
+          value_parser = crate::cmd::train::normalization_arg())]
+    normalize: ltr_data::normalize::Normalization,
     #[command(flatten)]
     run: RunArgs,
     #[command(flatten)]
@@ -106,6 +112,10 @@ pub struct Args {
 /// could run.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let record = match (&args.spec, &args.data) {
+        // clap's `requires` does not fire for a flag with a default value, so say it here.
+        (Some(_), _) if args.normalize != ltr_data::normalize::Normalization::None => {
+            anyhow::bail!("--normalize applies to --data; a spec sets `normalize` in its dataset's table")
+        }
         (Some(spec), _) => args.run.execute(spec, &args.report, "ltr run")?,
         (None, Some(data)) => {
             // Said here once, not as every dataset's reason after the dataset's name.
@@ -115,6 +125,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 args.run.seed.unwrap_or(1),
                 &ExperimentSpec::builtin("letor3")?,
             )?;
+            if let Some(name) = spec.datasets.first().cloned() {
+                spec.set_normalization(&name, args.normalize);
+            }
             spec.scale_limits = !args.run.no_scale_limits;
             // The default set leaves out what the data's size puts above a limit; an
             // algorithm asked for by name is refused.

@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use ltr_core::{Rng, Validation};
+use ltr_data::normalize::Normalization;
 use ltr_data::{ReadOptions, read_file};
 use ltr_harness::ModelFile;
+use ltr_harness::feature_scale::{scale_free, unnormalised_warning};
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
 
@@ -44,9 +46,21 @@ pub struct Args {
     /// ones read as 0); without --features, widths must otherwise agree.
     #[arg(long)]
     allow_width_mismatch: bool,
+    /// Feature normalisation: fitted on --train alone, applied to --train and --vali, and
+    /// stored in the model, so that `ltr predict` applies it to raw data.
+    #[arg(long, default_value = "none", value_parser = normalization_arg())]
+    normalize: Normalization,
     /// Where to write the model (JSON; replaced atomically: the old file stays whole on error).
     #[arg(long)]
     model: PathBuf,
+}
+
+/// The values of `--normalize`: none (features as read), query-minmax (LETOR's
+/// QueryLevelNorm), zscore, log1p-zscore.
+pub(crate) fn normalization_arg() -> impl clap::builder::TypedValueParser<Value = Normalization> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Normalization::ALL.map(Normalization::name))
+        .try_map(|s| s.parse::<Normalization>())
 }
 
 /// The help of the algorithm argument: the registered ids.
@@ -87,6 +101,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         train.n_features(),
         t.elapsed().as_secs_f64()
     );
+    if args.normalize.is_none() && scale_free(&config).is_none() {
+        let what = args.train.display().to_string();
+        let hint =
+            "`--normalize query-minmax` (LETOR's QueryLevelNorm) or `--normalize zscore` normalises them";
+        if let Some(w) = unnormalised_warning(&what, &train, &[config.id()], hint) {
+            log::warn!("{w}");
+        }
+    }
+    let normalizer = args.normalize.fit(&train)?;
+    let (train, vali) = if normalizer.is_none() {
+        (train, vali)
+    } else {
+        log::info!("features normalised: {} ({})", args.normalize, args.normalize.describe());
+        (normalizer.apply(&train)?, vali.map(|v| normalizer.apply(&v)).transpose()?)
+    };
     let metric = args.metric.unwrap_or_else(|| default_validation_metric(&args.algorithm));
     let criterion = Criterion::new(metric, EvalConfig::of(&train));
     let valid = vali.as_ref().map(|data| Validation { data, measure: &criterion });
@@ -103,6 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         n_features: train.n_features(),
         model,
+        normalizer,
     };
     let text = file.to_json()?;
     ltr_core::write_atomic(&args.model, text.as_bytes())
