@@ -2,28 +2,10 @@
 //! `./reports` (or `--out`) and says so last; a report of a user's data is worded as one; no
 //! report names a folder of the machine that wrote it, so two machines give the same bytes.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::common::{markdown_cells, toy_fold};
-
-/// `ltr` in `dir` with its own data cache, the network closed (every address goes to a
-/// closed local port) and no reports or results folder set.
-fn ltr(dir: &Path, cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ltr"))
-        .args(args)
-        .current_dir(dir)
-        .env("LTR_DATA_DIR", cache)
-        .env_remove("LTR_MIRROR")
-        .env_remove("LTR_RESULTS_DIR")
-        .env_remove("LTR_REPORTS_DIR")
-        .env("HTTP_PROXY", "http://127.0.0.1:1")
-        .env("HTTPS_PROXY", "http://127.0.0.1:1")
-        .env("ALL_PROXY", "http://127.0.0.1:1")
-        .env("CI", "1")
-        .output()
-        .unwrap()
-}
+use crate::user_datasets::ltr_with_cache as ltr;
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))

@@ -16,10 +16,16 @@ use sha2::{Digest, Sha256};
 use crate::common::letor2_folder;
 
 pub(crate) fn ltr(dir: &Path, args: &[&str]) -> Output {
+    ltr_with_cache(dir, &dir.join("cache"), args)
+}
+
+/// `ltr args` in `dir` with the data cache `cache`, no mirror, no results or reports folder
+/// set, and the network closed.
+pub(crate) fn ltr_with_cache(dir: &Path, cache: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ltr"))
         .args(args)
         .current_dir(dir)
-        .env("LTR_DATA_DIR", dir.join("cache"))
+        .env("LTR_DATA_DIR", cache)
         .env_remove("LTR_MIRROR")
         .env_remove("LTR_RESULTS_DIR")
         .env_remove("LTR_REPORTS_DIR")
