@@ -131,10 +131,12 @@ run_ltr() {
     charge "$name" "$s"
 }
 
-# The report files (JSON, CSV) a run says it wrote, one per line: JSON first.
+# The report files (JSON, CSV) a run says it wrote (its line `report: <out>/<name>.md (...)`),
+# one per line: JSON first.
 written() {
-    sed -n 's/^wrote \(.*\.json\)$/\1/p' "$1" | head -n 1 || true
-    sed -n 's/^wrote \(.*\.csv\)$/\1/p' "$1" | grep -v '/per_query\.csv$' | head -n 1 || true
+    local md
+    md=$(sed -n 's/^report: \(.*\)\.md (.*$/\1/p' "$1" | tail -n 1 || true)
+    [ -z "$md" ] || printf '%s.json\n%s.csv\n' "$md" "$md"
 }
 
 # Whether the reports named in files $1 and $2 (as `written` lists them) are byte-identical.
@@ -163,7 +165,7 @@ data_args=(--algorithms regression,ranksvm)
 
 # ---- (1) a data file edited during `ltr run --data`
 note "(1) oracle: clean ltr run --data (binary $bin)"
-run_ltr oracle1 edit run --data ohsumed "${data_args[@]}" --results o1
+run_ltr oracle1 edit run --data ohsumed "${data_args[@]}" --results o1 --out o1
 [ "$rc" = 0 ] || { cat oracle1.err >&2; echo "the clean run failed" >&2; exit 1; }
 written oracle1.out > oracle1.reports
 [ "$(wc -l < oracle1.reports)" = 2 ] || { echo "the clean run named no JSON and CSV report" >&2; exit 1; }
@@ -208,7 +210,7 @@ edit_oracle() {
         cp -a o1 "e-$e"
         put "$f" "$(edited_copy "$f")" rename
         local limit=$run_limit
-        run_ltr "e-$e" edit run --data ohsumed "${data_args[@]}" --results "e-$e"
+        run_ltr "e-$e" edit run --data ohsumed "${data_args[@]}" --results "e-$e" --out "e-$e"
         put "$f" "pristine/$f" rename
         [ "$rc" = 0 ] || { cat "e-$e.err" >&2; echo "the clean run on edited $f failed" >&2; exit 1; }
         written "e-$e.out" > "e-$e.reports"
@@ -288,7 +290,7 @@ for i in $(seq 1 "$edits"); do
     ) &
     editor_pid=$!
     limit=$run_limit
-    run_ltr "$store" edit run --data ohsumed "${data_args[@]}" --results "$store"
+    run_ltr "$store" edit run --data ohsumed "${data_args[@]}" --results "$store" --out "$store"
     ended=$(now_ms)
     wait "$editor_pid" || true
     editor_pid=
@@ -323,7 +325,7 @@ for i in $(seq 1 "$edits"); do
     fi
     # The rerun, files restored: the clean run's report.
     limit=$run_limit
-    run_ltr "$store-rerun" edit run --data ohsumed "${data_args[@]}" --results "$store"
+    run_ltr "$store-rerun" edit run --data ohsumed "${data_args[@]}" --results "$store" --out "$store"
     limit=60
     written "$store-rerun.out" > "$store-rerun.reports"
     reused=$(sed -n 's/.*computed now, \([0-9]*\) from the store.*/\1/p' "$store-rerun.out" | tail -n 1)
@@ -491,10 +493,10 @@ for p in 0 1; do
     for k in $(( 2 * p )) $(( 2 * p + 1 )); do
         input=${inputs[$k]}
         bump runs stem
-        run_ltr "stem-alone-$k" stem run --data "$input" --algorithms regression --results "stem-alone-$k"
+        run_ltr "stem-alone-$k" stem run --data "$input" --algorithms regression --results "stem-alone-$k" --out "stem-alone-$k"
         [ "$rc" = 0 ] || { cat "stem-alone-$k.err" >&2; echo "run --data '$input' failed" >&2; exit 1; }
         written "stem-alone-$k.out" > "stem-alone-$k.reports"
-        run_ltr "stem-$k" stem run --data "$input" --algorithms regression --results "$shared"
+        run_ltr "stem-$k" stem run --data "$input" --algorithms regression --results "$shared" --out "$shared"
         echo "$rc" > "stem-$k.rc"
         if [ "$rc" != 0 ] && [ "$rc" -le 128 ]; then
             bump other stem; note "stem: run --data '$input' into $shared failed: $(tail -n 1 "stem-$k.err")"

@@ -42,7 +42,7 @@ select=(--datasets OHSUMED --algorithms regression,ranksvm)
 spec="$root/experiments/letor3.toml"
 
 # The reference: one local run of the same selection.
-"$ltr" -q run "$spec" "${select[@]}" --results "$work/local" >/dev/null
+"$ltr" -q run "$spec" "${select[@]}" --results "$work/local" --out "$work/local-report" >/dev/null
 "$ltr" -q report "$spec" "${select[@]}" --results "$work/local" --out "$work/local-report" >/dev/null
 
 plan="$work/plan folder 'q'"

@@ -7,7 +7,11 @@ use std::process::{Command, Output, Stdio};
 
 fn ltr() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ltr"));
-    c.env_remove("LTR_MIRROR").env_remove("LTR_DATA_DIR").env_remove("LTR_RESULTS_DIR").env("CI", "1");
+    c.env_remove("LTR_MIRROR")
+        .env_remove("LTR_DATA_DIR")
+        .env_remove("LTR_RESULTS_DIR")
+        .env_remove("LTR_REPORTS_DIR")
+        .env("CI", "1");
     c
 }
 
@@ -111,6 +115,7 @@ fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
     cases.push(("fetch", c));
     let mut c = ltr();
     c.arg("run").arg(&spec).arg("--results").arg(&results).arg("--data-dir").arg(&cache);
+    c.arg("--out").arg(d.join("reports"));
     cases.push(("run", c));
     let mut c = ltr();
     c.arg("report").arg(&spec).arg("--results").arg(&results).arg("--out").arg(d.join("reports"));
@@ -344,7 +349,11 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
 fn ltr_in_4gib(args: &[&std::ffi::OsStr]) -> Command {
     let mut c = Command::new("sh");
     c.args(["-c", "ulimit -v 4194304 && exec \"$@\"", "sh", env!("CARGO_BIN_EXE_ltr")]).args(args);
-    c.env_remove("LTR_MIRROR").env_remove("LTR_DATA_DIR").env_remove("LTR_RESULTS_DIR").env("CI", "1");
+    c.env_remove("LTR_MIRROR")
+        .env_remove("LTR_DATA_DIR")
+        .env_remove("LTR_RESULTS_DIR")
+        .env_remove("LTR_REPORTS_DIR")
+        .env("CI", "1");
     c
 }
 

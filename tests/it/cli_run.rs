@@ -122,7 +122,7 @@ fn a_grid_point_that_cannot_train_leaves_the_others_to_selection() {
     let out = env.ltr(&["run", "--data", "six.txt", "--algorithms", "adarank-ndcg,regression"], None);
     let all = ok(&out);
     assert!(all.contains("k = 10") && all.contains("no training query"), "{all}");
-    let md = reports(&env.path("results"), "six");
+    let md = reports(&env.path("reports"), "six");
     assert_eq!(md.len(), 1, "{md:?}");
     let md = std::fs::read_to_string(&md[0]).unwrap();
     // The selected-hyperparameters row: every fold chose k=3 and names k=10 as failed.
@@ -134,7 +134,7 @@ fn a_grid_point_that_cannot_train_leaves_the_others_to_selection() {
         assert!(fold.starts_with("k=3 (") && fold.contains("k=10 failed"), "{chosen:?}");
     }
     let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(env.path("results").join(reports_json(&env, "six"))).unwrap())
+        serde_json::from_slice(&std::fs::read(env.path("reports").join(reports_json(&env, "six"))).unwrap())
             .unwrap();
     let fold = json["folds"].as_array().unwrap().iter().find(|f| f["algorithm"] == "adarank-ndcg").unwrap();
     assert_eq!(fold["chosen_params"]["k"], 3);
@@ -145,7 +145,7 @@ fn a_grid_point_that_cannot_train_leaves_the_others_to_selection() {
 }
 
 fn reports_json(env: &Env, stem: &str) -> String {
-    let md = reports(&env.path("results"), stem);
+    let md = reports(&env.path("reports"), stem);
     md[0].with_extension("json").file_name().unwrap().to_string_lossy().into_owned()
 }
 
@@ -162,7 +162,7 @@ fn a_data_run_with_a_failed_cell_writes_the_report_of_what_ran() {
     let all = text(&out);
     assert!(all.contains("none of its 2 grid points") && all.contains("k = 3"), "{all}");
     assert!(errs.len() <= 1, "{all}");
-    let md = reports(&env.path("results"), "two");
+    let md = reports(&env.path("reports"), "two");
     assert_eq!(md.len(), 1, "no report: {all}");
     let md = std::fs::read_to_string(&md[0]).unwrap();
     assert!(md.contains("Partial report") && md.contains("adarank-ndcg"), "{md}");
@@ -277,7 +277,7 @@ fn within(cmd: &mut Command, secs: u64) -> Output {
 
 /// Two `--data` inputs with one stem (`exp1/mine.txt`, `exp2/mine.txt`), and two whose stems
 /// differ only in a character a name cannot hold (`a b.txt`, `a_b.txt`), get a report and a
-/// result store each under one `--results`.
+/// result store each (under one `--results`, and in the one reports folder).
 #[test]
 fn data_reports_of_inputs_with_one_stem_do_not_overwrite_each_other() {
     let env = Env::bare();
@@ -289,7 +289,7 @@ fn data_reports_of_inputs_with_one_stem_do_not_overwrite_each_other() {
         ok(&env.ltr(&["run", "--data", input, "--algorithms", "regression"], None));
     }
     for (stem, queries) in [("mine", [30, 35]), ("a_b", [30, 25])] {
-        let md = reports(&env.path("results"), stem);
+        let md = reports(&env.path("reports"), stem);
         assert_eq!(md.len(), 2, "{md:?}");
         // Each report is its own input's: the query counts differ.
         let mut counts: Vec<usize> = md
@@ -299,7 +299,7 @@ fn data_reports_of_inputs_with_one_stem_do_not_overwrite_each_other() {
                     serde_json::from_slice(&std::fs::read(p.with_extension("json")).unwrap()).unwrap();
                 let per_query = |f: &serde_json::Value| f["cell"].as_str().unwrap().to_owned();
                 let cells: Vec<String> = json["folds"].as_array().unwrap().iter().map(per_query).collect();
-                let store = p.with_extension("");
+                let store = env.path("results").join(p.file_stem().unwrap());
                 assert!(store.join("run.json").is_file(), "the store is named like the report: {store:?}");
                 cells
                     .iter()

@@ -163,3 +163,27 @@ pub fn files_under(dir: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// One fold of a made-up dataset under `dir` (`train.txt`, `vali.txt`, `test.txt`: 5
+/// features, 16, 8 and 8 queries of 12 documents, noisy grades 0..=2), in milliseconds.
+pub fn toy_fold(dir: &Path) {
+    let mut state = 99u64;
+    let mut next = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as f64 / f64::from(1u32 << 31)
+    };
+    std::fs::create_dir_all(dir).unwrap();
+    for (split, queries) in [("train", 16), ("vali", 8), ("test", 8)] {
+        let mut text = String::new();
+        for q in 0..queries {
+            for d in 0..12 {
+                let x: Vec<f64> = (0..5).map(|_| next()).collect();
+                let grade = ((x[0] + 0.5 * x[1] + 0.6 * next()) * 1.3).min(2.0) as u8;
+                let features: Vec<String> =
+                    x.iter().enumerate().map(|(i, v)| format!("{}:{v:.4}", i + 1)).collect();
+                text += &format!("{grade} qid:{split}{q} {} #docid = {split}{q}-{d}\n", features.join(" "));
+            }
+        }
+        std::fs::write(dir.join(format!("{split}.txt")), text).unwrap();
+    }
+}

@@ -39,6 +39,7 @@ impl Env {
             .env("LTR_MIRROR", "")
             .env("LTR_RESULTS_DIR", self.path("results"))
             .env("CI", "1")
+            .env_remove("LTR_REPORTS_DIR")
             .env_remove("RUST_LOG");
         if let Some(n) = threads {
             c.env("RAYON_NUM_THREADS", n.to_string());

@@ -11,7 +11,7 @@ use ltr_data::normalize::Normalizer;
 use ltr_data::reader::{ReadOptions, read_file};
 
 use crate::common::letor2_folder;
-use crate::user_datasets::{ltr, ok};
+use crate::user_datasets::{data_report, ltr, ok};
 
 /// A 64-bit FNV-1a hash of a query id and a feature index: the distortion's choices.
 fn choice(qid: &str, feature: usize, salt: u64) -> u64 {
@@ -115,11 +115,13 @@ fn query_minmax_of_a_per_query_distortion_gives_the_metrics_of_the_undistorted_c
     let algorithms = ["--algorithms", "regression,ranksvm"];
     let plain = ok(&ltr(
         dir.path(),
-        &[&["run", "--data", "OHSUMED-L2", "--results", "r0"], &algorithms[..]].concat(),
+        &[&["run", "--data", "OHSUMED-L2", "--results", "r0", "--out", "r0"], &algorithms[..]].concat(),
     ));
     assert!(!plain.contains("unnormalised"), "QueryLevelNorm data draws no warning: {plain}");
-    let raw =
-        ok(&ltr(dir.path(), &[&["run", "--data", "distorted", "--results", "r1"], &algorithms[..]].concat()));
+    let raw = ok(&ltr(
+        dir.path(),
+        &[&["run", "--data", "distorted", "--results", "r1", "--out", "r1"], &algorithms[..]].concat(),
+    ));
     let warnings: Vec<&str> = raw.lines().filter(|l| l.contains("unnormalised")).collect();
     assert_eq!(warnings.len(), 1, "one warning line: {raw}");
     assert!(warnings[0].contains("WARN") && warnings[0].contains("distorted fold 1"), "{}", warnings[0]);
@@ -128,13 +130,16 @@ fn query_minmax_of_a_per_query_distortion_gives_the_metrics_of_the_undistorted_c
     assert!(!warnings[0].contains("regression"), "{}", warnings[0]);
     let normalised = ok(&ltr(
         dir.path(),
-        &[&["run", "--data", "distorted", "--normalize", "query-minmax", "--results", "r2"], &algorithms[..]]
-            .concat(),
+        &[
+            &["run", "--data", "distorted", "--normalize", "query-minmax", "--results", "r2", "--out", "r2"],
+            &algorithms[..],
+        ]
+        .concat(),
     ));
     assert!(!normalised.contains("unnormalised"), "{normalised}");
 
-    let want = metrics(&dir.path().join("r0/OHSUMED-L2.json"));
-    let got = metrics(&dir.path().join("r2/distorted.json"));
+    let want = metrics(&report(dir.path(), "r0", "OHSUMED-L2", "json"));
+    let got = metrics(&report(dir.path(), "r2", "distorted", "json"));
     assert_eq!(want.len(), got.len());
     assert_eq!(want.len(), 2 * 6 * 8, "2 algorithms x (1 mean + 5 folds) x 8 metrics");
     for ((at, a), (at2, b)) in want.iter().zip(&got) {
@@ -142,35 +147,23 @@ fn query_minmax_of_a_per_query_distortion_gives_the_metrics_of_the_undistorted_c
         assert!((a - b).abs() <= 1e-12, "{at}: {a} undistorted, {b} distorted then normalised");
     }
     // Unnormalised, the distortion moves RankSVM's numbers.
-    let moved = metrics(&dir.path().join("r1/distorted.json"));
+    let moved = metrics(&report(dir.path(), "r1", "distorted", "json"));
     assert!(want.iter().zip(&moved).any(|((at, a), (_, b))| at.contains("ranksvm") && a != b));
     // The report names the normalisation; the undistorted run's does not.
-    let md = std::fs::read_to_string(dir.path().join("r2/distorted.md")).unwrap();
+    let md = std::fs::read_to_string(report(dir.path(), "r2", "distorted", "md")).unwrap();
     assert!(md.contains("features normalised: `query-minmax`"), "{md}");
-    let json = std::fs::read_to_string(dir.path().join("r2/distorted.json")).unwrap();
+    let json = std::fs::read_to_string(report(dir.path(), "r2", "distorted", "json")).unwrap();
     assert!(json.contains("\"normalize\": \"query-minmax\""), "{json}");
-    assert!(!std::fs::read_to_string(dir.path().join("r0/OHSUMED-L2.md")).unwrap().contains("normalised"));
+    assert!(
+        !std::fs::read_to_string(report(dir.path(), "r0", "OHSUMED-L2", "md"))
+            .unwrap()
+            .contains("normalised")
+    );
 }
 
-/// The store's model of one cell as the model file `ltr predict` reads: the chosen grid
-/// point's parameters, the model and the normalisation its record holds.
-fn model_file(store: &Path, key: &str) -> serde_json::Value {
-    let read = |ext: &str| -> serde_json::Value {
-        serde_json::from_slice(&std::fs::read(store.join(format!("cells/{key}.{ext}"))).unwrap()).unwrap()
-    };
-    let (record, model) = (read("json"), read("model.json"));
-    let chosen = record["chosen"].as_u64().unwrap() as usize;
-    let mut file = serde_json::json!({
-        "ltr_version": "test",
-        "config": record["grid"][chosen]["config"],
-        "seed": 0,
-        "n_features": 25,
-        "model": model,
-    });
-    if let Some(n) = record.get("normalizer") {
-        file["normalizer"] = n.clone();
-    }
-    file
+/// The report file (`ext`) of the `--data` run of `stem` written into `<dir>/<out>`.
+fn report(dir: &Path, out: &str, stem: &str, ext: &str) -> PathBuf {
+    data_report(&dir.join(out), stem).with_extension(ext)
 }
 
 #[test]
@@ -193,9 +186,12 @@ fn a_model_fitted_under_each_normalisation_scores_raw_data_in_predict_as_the_run
                 algorithm,
                 "--results",
                 &results,
+                "--out",
+                &results,
             ],
         ));
-        let store = dir.path().join(&results).join("distorted");
+        let name = report(dir.path(), &results, "distorted", "md");
+        let store = dir.path().join(&results).join(name.file_stem().unwrap());
         let run: serde_json::Value =
             serde_json::from_slice(&std::fs::read(store.join("run.json")).unwrap()).unwrap();
         let key = run["cells"][2].as_str().unwrap();
@@ -203,8 +199,8 @@ fn a_model_fitted_under_each_normalisation_scores_raw_data_in_predict_as_the_run
             serde_json::from_slice(&std::fs::read(store.join(format!("cells/{key}.json"))).unwrap()).unwrap();
         assert_eq!(record["normalizer"]["method"], method, "the record keeps the fitted normalisation");
         assert_eq!(record["fold"], 3);
-        let model = dir.path().join(format!("{method}.json"));
-        std::fs::write(&model, model_file(&store, key).to_string()).unwrap();
+        // The store's model file is the one `ltr predict` reads, normalisation included.
+        let model = store.join(format!("cells/{key}.model.json"));
         let scores = dir.path().join(format!("{method}.scores"));
         let test = dir.path().join("distorted/Fold3/testset.txt");
         let (model_arg, test_arg, scores_arg) =

@@ -179,3 +179,47 @@ fn datasets_unavailable_or_left_out_are_not_missing_cells() {
         json["datasets"].as_array().unwrap().iter().any(|d| d["name"] == "TD2003" && d["status"] == "notrun")
     );
 }
+
+/// Every model file of a store holding every registered algorithm is read by `ltr explain`
+/// (a table, or one line where importance is not defined) and by `ltr predict`, whose scores
+/// are the cell's saved scores byte for byte; `ltr cells` lists each cell with its files.
+#[test]
+fn every_model_in_a_store_of_all_algorithms_works_with_explain_and_predict() {
+    let env = Env::bare();
+    crate::common::toy_fold(&env.path("toy"));
+    let mut spec =
+        "name = \"all\"\nseed = 1\nfolds = [1]\n\n[[datasets]]\nname = \"toy\"\npath = \"toy\"\n".to_owned();
+    for a in ltr_harness::ALGORITHMS {
+        spec += &format!("\n[[algorithms]]\nid = \"{}\"\n", a.id);
+    }
+    let spec = env.spec("all", &spec);
+    ok(&env.ltr(&["run", spec.to_str().unwrap()], Some(2)), "run");
+    let listed = ok(&env.ltr(&["cells", "results", "--format", "json"], None), "cells");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&listed).unwrap();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let registered: Vec<&str> = ltr_harness::ALGORITHMS.iter().map(|a| a.id).collect();
+    assert_eq!(ids, registered, "one cell per algorithm, in spec order");
+    for r in &rows {
+        let id = r["id"].as_str().unwrap();
+        let model = env.path(r["model"].as_str().unwrap());
+        assert_eq!((r["dataset"].as_str(), r["fold"].as_u64()), (Some("toy"), Some(1)), "{r}");
+        assert!(r["validation"].is_f64() && r["test"].is_f64() && r["params"].is_object(), "{r}");
+        assert!(model.ends_with(format!("{}.model.json", r["key"].as_str().unwrap())), "{r}");
+        let explained = ok(&env.ltr(&["explain", model.to_str().unwrap()], None), id);
+        if explained.contains("not defined") {
+            assert_eq!(explained.lines().count(), 1, "{id}: {explained}");
+        }
+        let scores = env.path(&format!("{id}.scores"));
+        let args = ["predict", "--model", model.to_str().unwrap(), "--data", "toy/test.txt", "--scores"];
+        ok(&env.ltr(&[&args[..], &[scores.to_str().unwrap()]].concat(), None), id);
+        let saved = std::fs::read(env.path(r["scores"].as_str().unwrap())).unwrap();
+        assert!(std::fs::read(&scores).unwrap() == saved, "{id}: predict scores the test file otherwise");
+    }
+    // Filters, and the table a terminal gets.
+    let one =
+        ok(&env.ltr(&["cells", "results/all", "--algorithm", "lambdamart", "--fold", "1"], None), "cells");
+    assert_eq!(one.lines().count(), 2, "{one}");
+    assert!(one.contains("lambdamart") && one.contains(".model.json") && one.contains(".scores"), "{one}");
+    let none = env.ltr(&["cells", "results", "--dataset", "other"], None);
+    assert!(none.status.success() && String::from_utf8_lossy(&none.stderr).contains("no cell"));
+}

@@ -13,6 +13,7 @@ fn ltr(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .env("LTR_DATA_DIR", dir.join("cache"))
         .env_remove("LTR_RESULTS_DIR")
+        .env_remove("LTR_REPORTS_DIR")
         .env("CI", "1")
         .output()
         .unwrap();

@@ -16,12 +16,19 @@ use sha2::{Digest, Sha256};
 use crate::common::letor2_folder;
 
 pub(crate) fn ltr(dir: &Path, args: &[&str]) -> Output {
+    ltr_with_cache(dir, &dir.join("cache"), args)
+}
+
+/// `ltr args` in `dir` with the data cache `cache`, no mirror, no results or reports folder
+/// set, and the network closed.
+pub(crate) fn ltr_with_cache(dir: &Path, cache: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ltr"))
         .args(args)
         .current_dir(dir)
-        .env("LTR_DATA_DIR", dir.join("cache"))
+        .env("LTR_DATA_DIR", cache)
         .env_remove("LTR_MIRROR")
         .env_remove("LTR_RESULTS_DIR")
+        .env_remove("LTR_REPORTS_DIR")
         // No network in any case: every address goes to a closed local port.
         .env("HTTP_PROXY", "http://127.0.0.1:1")
         .env("HTTPS_PROXY", "http://127.0.0.1:1")
@@ -40,10 +47,10 @@ pub(crate) fn ok(out: &Output) -> String {
     text(out)
 }
 
-/// The markdown report of `ltr run --data` on an input whose stem is `stem`, written under
-/// `results` as `<stem>-<hash of the input's path>.md`.
-fn data_report(results: &Path, stem: &str) -> PathBuf {
-    let found: Vec<PathBuf> = std::fs::read_dir(results)
+/// The markdown report of `ltr run --data` on an input whose stem is `stem`, written into
+/// the reports folder `reports` as `<stem>-<hash of the input's path>.md`.
+pub(crate) fn data_report(reports: &Path, stem: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(reports)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
@@ -53,7 +60,7 @@ fn data_report(results: &Path, stem: &str) -> PathBuf {
                 .is_some_and(|r| r.len() == 11 && r.ends_with(".md"))
         })
         .collect();
-    assert_eq!(found.len(), 1, "{stem} in {}: {found:?}", results.display());
+    assert_eq!(found.len(), 1, "{stem} in {}: {found:?}", reports.display());
     found[0].clone()
 }
 
@@ -87,7 +94,7 @@ fn a_letor2_folder_runs_by_spec_and_by_data_with_25_features_and_no_published_nu
         &["run", "--data", "OHSUMED-L2", "--algorithms", "regression", "--results", "res2"],
     ));
     assert!(data.contains("25 features"), "{data}");
-    let md = std::fs::read_to_string(data_report(&dir.path().join("res2"), "OHSUMED-L2")).unwrap();
+    let md = std::fs::read_to_string(data_report(&dir.path().join("reports"), "OHSUMED-L2")).unwrap();
     assert!(!md.to_lowercase().contains("published"), "{md}");
     assert!(md.contains("| regression |"), "{md}");
 }
@@ -252,7 +259,7 @@ fn one_file_is_split_into_five_query_disjoint_folds_the_same_for_the_same_seed()
                 .is_disjoint(&qids(&a.join(format!("Fold{k}/train.txt"))))
         );
     }
-    let report = std::fs::read_to_string(data_report(&dir.path().join("r1"), "all")).unwrap();
+    let report = std::fs::read_to_string(data_report(&dir.path().join("reports"), "all")).unwrap();
     assert!(report.contains("split by seed 3"), "the seed is recorded in the report");
 
     // The same seed again, from scratch: the same folds, byte for byte.

@@ -39,13 +39,27 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Where a newcomer starts (the end of `ltr --help`).
+const FIRST_STEPS: &str = "First steps:
+  ltr reproduce letor3                the LETOR 3.0 benchmark (OHSUMED built in): reports/letor3.md
+  ltr run --data DIR                  your own LETOR-format folds or file: reports/<name>.md
+  ltr cells results                   which stored model and scores belong to which cell
+  ltr train ID --train F --model M    one model (ltr algorithms lists the IDs); then predict, explain";
+
 /// The largest `--threads` (and `RAYON_NUM_THREADS`): far above any machine this runs on,
 /// low enough that a typo cannot make the process spawn threads until it hangs.
 const MAX_THREADS: usize = 1024;
 
-/// Learning-to-rank benchmark and reproducibility suite.
+/// Learning to rank, measured the same way every time: which ranking algorithm is better on
+/// which data.
+///
+/// Trains and compares 21 learning-to-rank algorithms on LETOR-format data: the public
+/// LETOR, MSLR, Yahoo and Istella collections (fetched and sha256-verified; OHSUMED and
+/// MQ2008 are built in) or your own. Fixed-seed cross-validation, model selection on the
+/// validation split only, the official metric conventions, and reports (markdown, JSON, CSV,
+/// plots, significance tests) with the published numbers beside ours.
 #[derive(Debug, Parser)]
-#[command(name = "ltr", version, about, long_about = None, propagate_version = true)]
+#[command(name = "ltr", version, propagate_version = true, after_help = FIRST_STEPS)]
 struct Cli {
     /// More log output (-v: debug, -vv: trace). `RUST_LOG` overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -64,9 +78,10 @@ struct Cli {
 enum Command {
     /// Download (or copy from a mirror), verify and install datasets into the data cache.
     Fetch(cmd::fetch::Args),
-    /// Run an experiment spec: every dataset x fold x algorithm, selection on vali.
+    /// Run an experiment spec (or your data: --data DIR) and write its report: every dataset x
+    /// fold x algorithm, selection on vali.
     Run(cmd::run::Args),
-    /// Write reports/<name>.md, .json and .csv from the result store.
+    /// Write the report (reports/<name>.md, .json, .csv) from the result store again.
     Report(cmd::report::Args),
     /// Fetch, run and report a collection (letor3, letor4).
     Reproduce(cmd::reproduce::Args),
@@ -92,6 +107,9 @@ enum Command {
     Collect(cmd::collect::Args),
     /// Check what is on disk against what was recorded (--data: rehash the data cache).
     Verify(cmd::verify::Args),
+    /// List the cells of a result store: dataset, fold, algorithm, selected parameters,
+    /// validation and test value, and the model and score files (for `ltr explain`/`predict`).
+    Cells(cmd::cells::Args),
     /// Write synthetic LETOR folds with the shape of a large collection (MSLR-WEB, Yahoo!, Istella).
     Synth(cmd::synth::Args),
     /// List the registered algorithms with every parameter: default, valid range, meaning.
@@ -131,6 +149,7 @@ pub fn main() -> ExitCode {
         Command::RunCell(args) => cmd::run_cell::run(args),
         Command::Collect(args) => cmd::collect::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Cells(args) => cmd::cells::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Algorithms => list_algorithms(),
     };

@@ -155,7 +155,7 @@ pub fn resolve_local(req: &LocalRequest, cache: &DataCache) -> Result<LocalDatas
         documents,
         train_rows,
     };
-    log::info!("{}", out.describe());
+    log::debug!("{}", out.describe());
     Ok(out)
 }
 

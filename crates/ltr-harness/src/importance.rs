@@ -232,15 +232,14 @@ pub fn mean_top_features(fits: &[Importance], n: usize) -> Option<Vec<TopFeature
     Some(out)
 }
 
-/// The selected model of a stored cell (its `.model.json`), for [`importance`]. Read as the
-/// store verified it: call after [`crate::store::ResultStore::load`] found the cell sound.
+/// The selected model of a stored cell (its `.model.json`, either layout:
+/// [`crate::store::ResultStore::load_model`]), for [`importance`]. Read as the store verified
+/// it: call after [`crate::store::ResultStore::load`] found the cell sound.
 ///
 /// # Errors
 /// The model file missing, unreadable, or not a valid model.
 pub fn cell_model(store: &crate::store::ResultStore, key: &str) -> Result<AnyModel> {
-    let path = store.model_path(key);
-    let bytes = std::fs::read(&path).map_err(|e| crate::error::HarnessError::store(&path, e))?;
-    serde_json::from_slice(&bytes).map_err(|e| crate::error::HarnessError::store(&path, e))
+    store.load_model(key)
 }
 
 fn share(x: f64, total: f64) -> f64 {

@@ -15,6 +15,7 @@ use crate::code::CodeHashes;
 use crate::error::{HarnessError, Result};
 use crate::feature_scale;
 use crate::protocol::{self, Splits};
+use crate::registry::ModelFile;
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
 use crate::store::{CellCheck, CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
 pub use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
@@ -432,7 +433,7 @@ fn run_cell(
         test: out.evaluation.summary,
         per_query: out.evaluation.per_query,
         model_stats: out.model_stats,
-        normalizer: out.normalizer,
+        normalizer: out.normalizer.clone(),
         binary: binary.to_owned(),
         // Set by `save`.
         scores_sha256: String::new(),
@@ -444,7 +445,25 @@ fn run_cell(
         total_seconds: started.elapsed().as_secs_f64(),
         threads: rayon::current_num_threads(),
     };
-    store.save(record, &out.test_scores, &out.model, &timing).map(|_| ())
+    // The model file `ltr train` writes, with the normalisation its data went through, so
+    // that `ltr predict` scores raw data as the cell did and `ltr explain` reads it.
+    let (Some(config), Some(&seed)) = (c.entry.grid.get(out.chosen), out.seeds.get(out.chosen)) else {
+        return Err(HarnessError::Cell {
+            dataset: c.dataset.name.clone(),
+            fold: c.fold.fold,
+            algorithm: c.entry.label.clone(),
+            source: format!("grid point {} chosen of {}", out.chosen, c.entry.grid.len()).into(),
+        });
+    };
+    let model = ModelFile {
+        ltr_version: env!("CARGO_PKG_VERSION").to_owned(),
+        config: config.clone(),
+        seed,
+        n_features: out.model.n_features(),
+        model: out.model,
+        normalizer: out.normalizer,
+    };
+    store.save(record, &out.test_scores, &model, &timing).map(|_| ())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! <results>/<name>/run.json              the last run: datasets, hashes, cells, wall time
 //! <results>/<name>/cells/<key>.json      the cell record (written last), sealed by hashes
 //! <results>/<name>/cells/<key>.scores    test scores, one per line, file order (ltr eval input)
-//! <results>/<name>/cells/<key>.model.json  the selected model
+//! <results>/<name>/cells/<key>.model.json  the selected model, as `ltr train` writes it
 //! <results>/<name>/cells/<key>.timing.json fit times (kept apart: records stay deterministic)
 //! ```
 //! Every file is written to a temporary name and renamed ([`ltr_core::fs::write_atomic`]), so
@@ -32,7 +32,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::code::{CellCode, CodeHashes, sha256_hex};
 use crate::error::{HarnessError, Result};
 use crate::protocol::{criterion, eval_config};
-use crate::registry::{AlgoConfig, AnyModel, crate_of};
+use crate::registry::{AlgoConfig, AnyModel, ModelFile, crate_of};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
 
 /// Format version of cell records and keys; part of every key. 3: records are sealed by the
@@ -286,10 +286,7 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
     if evaluation.per_query != record.per_query {
         return Err("the saved scores evaluate to other per-query metrics than recorded".into());
     }
-    let model_path = store.model_path(&record.key);
-    let model: AnyModel = std::fs::read(&model_path)
-        .map_err(|e| e.to_string())
-        .and_then(|b| serde_json::from_slice(&b).map_err(|e| format!("model does not parse: {e}")))?;
+    let model = store.load_model(&record.key).map_err(|e| e.to_string())?;
     let normalized = (!record.normalizer.is_none())
         .then(|| record.normalizer.apply(&test))
         .transpose()
@@ -335,20 +332,7 @@ pub struct StoreVerification {
 /// ([`verify_cell`]); with `reevaluate_data`, also every sound cell against its test file
 /// ([`reevaluate`]), the data located through the datasets `run.json` records.
 pub fn verify_store(store: &ResultStore, reevaluate_data: bool) -> Result<StoreVerification> {
-    let cells_dir = store.root().join("cells");
-    let mut keys = std::collections::BTreeSet::new();
-    let entries = std::fs::read_dir(&cells_dir).map_err(|e| HarnessError::store(&cells_dir, e))?;
-    for e in entries {
-        let name =
-            e.map_err(|e| HarnessError::store(&cells_dir, e))?.file_name().to_string_lossy().into_owned();
-        if let Some(key) = name.strip_suffix(".json")
-            && !key.ends_with(".model")
-            && !key.ends_with(".timing")
-            && !name.starts_with('.')
-        {
-            keys.insert(key.to_owned());
-        }
-    }
+    let mut keys = store.record_keys()?;
     let run: Option<crate::runner::RunRecord> = store.load_json("run.json").ok();
     if let Some(r) = &run {
         keys.extend(r.cells.iter().cloned());
@@ -481,6 +465,25 @@ impl ResultStore {
         self.cell_file(key, "model.json")
     }
 
+    /// The key of every record in `cells/` (sound or not), sorted.
+    pub fn record_keys(&self) -> Result<std::collections::BTreeSet<String>> {
+        let cells_dir = self.root.join("cells");
+        let mut keys = std::collections::BTreeSet::new();
+        let entries = std::fs::read_dir(&cells_dir).map_err(|e| HarnessError::store(&cells_dir, e))?;
+        for e in entries {
+            let name =
+                e.map_err(|e| HarnessError::store(&cells_dir, e))?.file_name().to_string_lossy().into_owned();
+            if let Some(key) = name.strip_suffix(".json")
+                && !key.ends_with(".model")
+                && !key.ends_with(".timing")
+                && !name.starts_with('.')
+            {
+                keys.insert(key.to_owned());
+            }
+        }
+        Ok(keys)
+    }
+
     /// Path of a cell's timing.
     pub fn timing_path(&self, key: &str) -> PathBuf {
         self.cell_file(key, "timing.json")
@@ -509,6 +512,17 @@ impl ResultStore {
         serde_json::from_slice(&std::fs::read(self.timing_path(key)).ok()?).ok()
     }
 
+    /// The selected model of a cell, read from either layout its file may have: the
+    /// [`ModelFile`] this version writes (what `ltr train` writes, so `ltr predict` and
+    /// `ltr explain` read it), or the bare model (`{"algorithm": .., "model": ..}`) that
+    /// stores written before it hold. Both are checked as they are read; the file is not
+    /// rewritten, since its record holds the sha256 of its bytes.
+    pub fn load_model(&self, key: &str) -> Result<AnyModel> {
+        let path = self.model_path(key);
+        let bytes = std::fs::read(&path).map_err(|e| HarnessError::store(&path, e))?;
+        read_model_any(&bytes).map_err(|e| HarnessError::store(&path, format!("model does not parse: {e}")))
+    }
+
     /// Persists a finished cell: scores, model and timing first, the record last, sealed
     /// with the sha256 of the scores and model files and its own ([`CellRecord::seal`]).
     /// Returns the record as written.
@@ -516,12 +530,12 @@ impl ResultStore {
         &self,
         mut record: CellRecord,
         scores: &[f64],
-        model: &AnyModel,
+        model: &ModelFile,
         timing: &CellTiming,
     ) -> Result<CellRecord> {
         let key = record.key.clone();
         let scores = format_scores(scores).into_bytes();
-        let model = to_json(model, &self.model_path(&key))?;
+        let model = model.to_json()?.into_bytes();
         record.scores_sha256 = sha256_hex(&scores);
         record.model_sha256 = sha256_hex(&model);
         record.record_sha256 = String::new();
@@ -544,6 +558,22 @@ impl ResultStore {
         let path = self.root.join(file);
         let bytes = std::fs::read(&path).map_err(|e| HarnessError::store(&path, e))?;
         serde_json::from_slice(&bytes).map_err(|e| HarnessError::store(&path, e))
+    }
+}
+
+/// A model from a model file's text ([`ModelFile::from_json`], checked) or, failing that,
+/// from a bare model's (`{"algorithm": .., "model": ..}`, checked as it is deserialised).
+/// The error is the model file's when the text is neither.
+pub fn read_model_any(bytes: &[u8]) -> Result<AnyModel> {
+    match ModelFile::from_json(bytes) {
+        Ok(file) => Ok(file.model),
+        Err(e) => match serde_json::from_slice::<serde_json::Value>(bytes) {
+            // A bare model has no `config`; anything with one is a model file and keeps its error.
+            Ok(v) if v.get("config").is_none() && v.get("algorithm").is_some() => {
+                serde_json::from_value(v).map_err(|b| ltr_core::Error::model(b.to_string()).into())
+            }
+            _ => Err(e),
+        },
     }
 }
 
@@ -572,6 +602,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use std::path::PathBuf;
+
+    use ltr_data::resolved::DatasetStatus;
 
     use super::*;
 
@@ -688,6 +720,46 @@ mod tests {
         assert!(values.contains(&last), "the file is a mix of writes");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left.len(), 1, "temporary files left behind: {left:?}");
+    }
+
+    /// A cell's model is stored as the model file `ltr train` writes, with the selected grid
+    /// point's parameters; a store of the earlier layout (the bare model, its sha256 in the
+    /// record) still verifies, re-evaluates and loads.
+    #[test]
+    fn models_are_stored_as_model_files_and_bare_models_of_older_stores_still_read() {
+        use crate::runner::fixture::{SPEC, dataset, options, spec};
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let store = ResultStore::open(dir.path(), "t").unwrap();
+        let run =
+            crate::runner::run(&spec(SPEC), &data, &store, &options(), &crate::runner::NoProgress).unwrap();
+        for key in &run.cells {
+            let record = store.load(key).unwrap();
+            let file = ModelFile::from_json(&std::fs::read(store.model_path(key)).unwrap()).unwrap();
+            assert_eq!(file.config, record.grid[record.chosen].config, "{}", record.label);
+            assert_eq!(file.n_features, 3);
+        }
+        let check = verify_store(&store, true).unwrap();
+        assert_eq!((check.sound, check.reevaluated), (4, 4), "{check:?}");
+
+        // Every model rewritten in the earlier layout, each record resealed over it.
+        for key in &run.cells {
+            let file = ModelFile::from_json(&std::fs::read(store.model_path(key)).unwrap()).unwrap();
+            let bare = serde_json::to_vec_pretty(&file.model).unwrap();
+            std::fs::write(store.model_path(key), &bare).unwrap();
+            let mut record = store.check(key);
+            let CellCheck::Damaged(_) = record else { panic!("{record:?}") };
+            let mut r: CellRecord =
+                serde_json::from_slice(&std::fs::read(store.record_path(key)).unwrap()).unwrap();
+            r.model_sha256 = sha256_hex(&bare);
+            r.record_sha256 = r.seal().unwrap();
+            std::fs::write(store.record_path(key), serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+            record = store.check(key);
+            assert!(matches!(record, CellCheck::Sound(_)), "{record:?}");
+            assert_eq!(store.load_model(key).unwrap().id(), file.model.id());
+        }
+        let check = verify_store(&store, true).unwrap();
+        assert_eq!((check.sound, check.reevaluated), (4, 4), "{check:?}");
     }
 
     #[test]

@@ -41,7 +41,7 @@ use ltr_metrics::Convention;
 pub use aggregate::{Aggregate, FoldRow, METRICS};
 pub use check::{CheckOutcome, MeanRow, MeansFile, Moved, compare};
 pub use published::{Published, PublishedRow};
-pub use render::{describe, escape_markdown};
+pub use render::{describe, escape_markdown, varied_params};
 pub use significance::{Significance, SignificanceConfig};
 pub use values::MetricValues;
 
@@ -143,6 +143,9 @@ pub struct ReportInput {
     pub title: String,
     /// Code version string (`ltr 0.1.0 (git abc1234)`).
     pub code_version: String,
+    /// The command that writes the report, as the markdown names it (`ltr report`, the
+    /// default; `ltr run --data`, ...).
+    pub written_by: String,
     /// The most important features of the algorithms in [`TOP_FEATURE_ALGORITHMS`], per
     /// dataset ([`ReportInput::from_store`] reads them from the stored models).
     pub top_features: Vec<TopFeatureRow>,
@@ -290,6 +293,7 @@ impl ReportInput {
             published,
             title,
             code_version,
+            written_by: "ltr report".to_owned(),
             top_features,
         })
     }
@@ -557,6 +561,7 @@ mod tests {
             published: Published::builtin().unwrap(),
             title: "T".into(),
             code_version: "v".into(),
+            written_by: "ltr report".into(),
             top_features: Vec::new(),
         };
         let rows = model_stat_rows(&input);

@@ -99,6 +99,22 @@ pub fn describe(convention: Convention) -> &'static str {
     }
 }
 
+/// ` ± <std>` after a mean over several folds; nothing after one fold's value, which has no
+/// spread over folds.
+fn spread(folds: usize, std: String) -> String {
+    if folds > 1 { format!(" ± {std}") } else { String::new() }
+}
+
+/// A path as a report shows it: as given when relative, only its file name when absolute (a
+/// report names no folder of the machine that wrote it).
+fn local_name(path: &str) -> String {
+    let p = std::path::Path::new(path);
+    match p.file_name() {
+        Some(name) if p.is_absolute() => name.to_string_lossy().into_owned(),
+        _ => path.to_owned(),
+    }
+}
+
 fn fmt4(x: f64) -> String {
     if x.is_nan() { "-".into() } else { format!("{x:.4}") }
 }
@@ -110,7 +126,11 @@ pub(crate) fn markdown(
     sig: Option<&crate::Significance>,
 ) -> String {
     let spec = &input.spec;
-    let mut md = format!("# {}: reproduction report\n\n", input.title);
+    // A reproduction sets our numbers beside published ones; a user's data has none.
+    let reproduction = !spec.collection.is_empty()
+        && input.published.results.iter().any(|r| r.collection == spec.collection);
+    let mut md =
+        format!("# {}: {}\n\n", input.title, if reproduction { "reproduction report" } else { "results" });
     if !input.missing.is_empty() {
         let expected: usize = input.expected.values().sum();
         md += &format!(
@@ -136,11 +156,20 @@ pub(crate) fn markdown(
                 .join("; ")
         );
     }
+    let numbers = match spec.folds.as_slice() {
+        [k] => format!(
+            "Every number is a mean of per-query test metrics on fold {k}, the only fold run (so no \
+             spread over folds); hyperparameters were selected on its validation split."
+        ),
+        _ => "Every number is a mean over folds of per-query test metrics, with the sample standard \
+              deviation over folds; hyperparameters were selected on each fold's validation split."
+            .to_owned(),
+    };
     md += &format!(
-        "Written by `ltr report` from the result store of `{}` (experiment `{}`). \
-         Every number is a mean over folds of per-query test metrics, with the sample standard \
-         deviation over folds; hyperparameters were selected on each fold's validation split.\n\n",
-        spec.source, spec.name
+        "Written by `{}` from the result store of `{}` (experiment `{}`). {numbers}\n\n",
+        input.written_by,
+        local_name(&spec.source),
+        spec.name
     );
     if let Some(s) = sig {
         md += &s.explanation();
@@ -340,7 +369,7 @@ pub(crate) fn markdown(
                 let mut r = vec![escape_markdown(&a.algorithm)];
                 r.extend((0..METRICS.len()).map(|j| {
                     let marks = sig.map(|s| s.marks(d, &a.algorithm, METRICS[j])).unwrap_or_default();
-                    format!("{}{marks} ± {}{marker}", fmt4(a.mean[j]), fmt4(a.std[j]))
+                    format!("{}{marks}{}{marker}", fmt4(a.mean[j]), spread(a.folds, fmt4(a.std[j])))
                 }));
                 let fits: Vec<f64> = cells
                     .iter()
@@ -441,7 +470,7 @@ pub(crate) fn markdown(
         md += "\n";
 
         md += "## Per-fold test metrics\n\n";
-        md += "Re-evaluating a cell's saved test scores (`<results>/<name>/cells/<cell>.scores`) with `ltr eval` gives these numbers exactly.\n\n";
+        md += "Re-evaluating a cell's saved test scores (`<results>/<name>/cells/<cell>.scores`; `ltr cells <results>` lists each cell's scores and model) with `ltr eval` gives these numbers exactly.\n\n";
         let mut header =
             vec!["Dataset".to_owned(), "Algorithm".to_owned(), "Fold".to_owned(), "Cell".to_owned()];
         header.extend(METRICS.map(header_label));
@@ -517,7 +546,7 @@ fn model_stats_table(input: &ReportInput, d: &str) -> String {
             vec![
                 escape_markdown(&r.algorithm),
                 what.to_owned(),
-                format!("{:.digits$} ± {:.digits$}", r.mean, r.std),
+                format!("{:.digits$}{}", r.mean, spread(r.folds, format!("{:.digits$}", r.std))),
                 r.folds.to_string(),
             ]
         })
@@ -604,8 +633,8 @@ fn folds_marker(input: &ReportInput, a: &Aggregate) -> String {
 /// (the JSON lists every one, with why).
 const FAILED_POINTS_SHOWN: usize = 5;
 
-/// Keys whose values differ across grid points.
-fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
+/// Keys whose values differ across grid points (in the first point's key order).
+pub fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
     let Some(first) = points.first().and_then(|p| p.as_object()) else { return Vec::new() };
     first
         .keys()

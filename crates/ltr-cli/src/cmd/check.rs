@@ -14,7 +14,8 @@ pub struct Args {
     /// Checked-in baseline (reports/baselines/<name>.json).
     #[arg(long)]
     baseline: PathBuf,
-    /// The run's report JSON (default: reports/<baseline name>.json).
+    /// The run's report JSON (default: <reports>/<baseline name>.json, the reports folder
+    /// being $LTR_REPORTS_DIR, else ./reports, as for `ltr run` and `ltr report`).
     #[arg(long)]
     results: Option<PathBuf>,
     /// Largest accepted |run - baseline| per number (finite, >= 0).
@@ -48,10 +49,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let baseline = MeansFile::load(&args.baseline)?;
-    let results = args
-        .results
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("reports").join(format!("{}.json", baseline.name)));
+    let results = args.results.clone().unwrap_or_else(|| {
+        let dir = std::env::var_os("LTR_REPORTS_DIR").filter(|d| !d.is_empty()).unwrap_or("reports".into());
+        PathBuf::from(dir).join(format!("{}.json", baseline.name))
+    });
     let current = MeansFile::load(&results)?;
     let outcome = compare(&baseline, &current, args.tolerance);
     for k in &outcome.new {

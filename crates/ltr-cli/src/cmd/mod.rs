@@ -1,5 +1,6 @@
 //! One module per subcommand: `Args` (clap) and `run`.
 
+pub mod cells;
 pub mod check;
 pub mod collect;
 pub mod compare;
@@ -18,9 +19,11 @@ pub mod synth;
 pub mod train;
 pub mod verify;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use anyhow::{Context, bail};
 use ltr_fetch::{FetchOptions, Mirror};
+use ltr_harness::store::ResultStore;
 
 /// Where data comes from (shared by fetch, run and reproduce). The environment is read here
 /// and only here; the libraries get plain [`FetchOptions`].
@@ -55,13 +58,15 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
-    /// The fetch configuration: the cache folder (given, else the per-user default) and the
-    /// mirror (unset or empty: none).
+    /// The fetch configuration: the cache folder (given, else the per-user default; made
+    /// absolute, so that every message names it one way) and the mirror (unset or empty:
+    /// none).
     pub fn fetch_options(&self) -> anyhow::Result<FetchOptions> {
         let data_dir = match self.data_dir.as_ref().filter(|d| !d.as_os_str().is_empty()) {
             Some(d) => d.clone(),
             None => default_data_dir(),
         };
+        let data_dir = std::path::absolute(&data_dir).unwrap_or(data_dir);
         let mut opts = FetchOptions::new(data_dir);
         opts.min_speed = self.min_speed;
         opts.speed_window = std::time::Duration::from_secs(self.speed_window);
@@ -72,6 +77,16 @@ impl DataArgs {
         }
         Ok(opts)
     }
+}
+
+/// Where a report goes (shared by `run`, `reproduce` and `report`, so every command that
+/// writes a report writes it to one place).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// Folder for the report: <out>/<name>.md, .json and .csv, and <out>/<name>/ with the
+    /// plots and per-query data (default: $LTR_REPORTS_DIR, else ./reports).
+    #[arg(long, env = "LTR_REPORTS_DIR", default_value = "reports")]
+    pub out: PathBuf,
 }
 
 /// The per-user cache folder: `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`, else `.ltr-data`.
@@ -104,5 +119,92 @@ pub fn binary_sha256() -> String {
     match bytes {
         Ok(b) => Sha256::digest(&b).iter().map(|x| format!("{x:02x}")).collect(),
         Err(_) => code_version(),
+    }
+}
+
+/// The result stores `path` names: itself when it is one (it has a `cells/` folder), else
+/// every store directly in it, sorted (`results/letor3` or `results`).
+pub fn stores_in(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let is_store = |p: &Path| p.join("cells").is_dir();
+    if is_store(path) {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| is_store(p))
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        bail!("{}: not a result store (no cells/ folder), and holds none", path.display());
+    }
+    Ok(found)
+}
+
+/// Opens the existing result store folder `dir` (one [`stores_in`] found).
+pub fn open_store(dir: &Path) -> anyhow::Result<ResultStore> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let base = dir.parent().unwrap_or(Path::new("."));
+    Ok(ResultStore::open(base, &name)?)
+}
+
+/// The `candidates` close to `name`, for "did you mean" hints: equal but for case, one the
+/// prefix of the other, or at most two edits apart (a third of the name's length at most),
+/// without repeats, in the order given.
+pub fn close_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let lower = name.to_lowercase();
+    let limit = (lower.chars().count() / 3).min(2);
+    let mut out: Vec<&str> = Vec::new();
+    for c in candidates {
+        let other = c.to_lowercase();
+        let near = other == lower
+            || (lower.len().min(other.len()) >= 3
+                && (other.starts_with(&lower) || lower.starts_with(&other)))
+            || edit_distance(&lower, &other) <= limit;
+        if near && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// `text` with the data cache folder `cache` (absolute) named `<data cache>`: what is written
+/// into a run record and its reports names no folder of the machine that ran it.
+pub fn without_cache_path(text: &str, cache: &Path) -> String {
+    text.replace(&format!("{}{}", cache.display(), std::path::MAIN_SEPARATOR), "<data cache>/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_names_allow_case_prefixes_and_small_typos() {
+        let ids =
+            ["lambdamart", "lambdarank", "listnet", "listmle", "ranksvm", "ranksvm-ensemble", "regression"];
+        assert_eq!(close_names("lambdaMART", ids), ["lambdamart"]);
+        assert_eq!(close_names("listnt", ids), ["listnet"]);
+        assert_eq!(close_names("ranksvm-ens", ids), ["ranksvm", "ranksvm-ensemble"]);
+        assert_eq!(close_names("lambda", ids), ["lambdamart", "lambdarank"]);
+        assert!(close_names("xgboost", ids).is_empty());
+        assert!(close_names("ab", ["ac", "abc"]).is_empty(), "too short to guess");
+        assert_eq!((edit_distance("kitten", "sitting"), edit_distance("", "abc")), (3, 3));
     }
 }

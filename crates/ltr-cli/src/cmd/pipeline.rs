@@ -10,6 +10,7 @@ use ltr_harness::spec::{BUILTIN, ExperimentSpec, SpecLimits};
 use ltr_harness::store::ResultStore;
 use ltr_report::{Published, ReportInput};
 
+use crate::cmd::ReportArgs;
 use crate::progress::RunBar;
 
 /// Where the spec of a command-line argument is read from ([`locate_spec`]).
@@ -99,7 +100,7 @@ impl Pipeline {
             spec.restrict_datasets(datasets)?;
         }
         if !algorithms.is_empty() {
-            spec.restrict_algorithms(algorithms)?;
+            restrict_algorithms(&mut spec, algorithms)?;
         }
         Ok(spec)
     }
@@ -207,12 +208,36 @@ impl Pipeline {
         Ok(record)
     }
 
+    /// After a run: its report ([`Pipeline::report`]) of what is in the store, also when
+    /// some cells failed (its banner names them, and every mean they lack says so).
+    pub fn report_run(&self, results: &Path, report: &ReportArgs, command: &str) -> anyhow::Result<()> {
+        self.report(results, &report.out, true, command).map(|_| ())
+    }
+
     /// Builds the report of the spec from the store under `results` and writes
-    /// `<out>/<name>.{md,json,csv}`; prints and returns the paths. Missing or damaged cells
-    /// fail it, naming each, unless `allow_partial` (then the report says so).
-    pub fn report(&self, results: &Path, out: &Path, allow_partial: bool) -> anyhow::Result<Vec<PathBuf>> {
-        let store = ResultStore::open(results, &self.spec.name)?;
-        let title = self.manifest.as_ref().map_or_else(|| self.spec.name.clone(), |m| m.title.clone());
+    /// `<out>/<name>.{md,json,csv}` with the plots and per-query data in `<out>/<name>/`;
+    /// prints where, last, and returns the paths. `command` is the command named in it as
+    /// its writer. Missing or damaged cells fail it, naming each, unless `allow_partial`
+    /// (then the report says so). A store that was never run fails naming `--results`.
+    pub fn report(
+        &self,
+        results: &Path,
+        out: &Path,
+        allow_partial: bool,
+        command: &str,
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        let name = &self.spec.name;
+        let run_file = results.join(name).join("run.json");
+        if !run_file.is_file() {
+            anyhow::bail!(
+                "no run of `{name}` in the result store folder {} ({} is missing): give `--results DIR` \
+                 (or LTR_RESULTS_DIR) the folder `ltr run` wrote into, or run it first",
+                results.display(),
+                run_file.display()
+            );
+        }
+        let store = ResultStore::open(results, name)?;
+        let title = self.manifest.as_ref().map_or_else(|| name.clone(), |m| m.title.clone());
         let mut input = ReportInput::from_store(
             self.spec.clone(),
             &store,
@@ -221,16 +246,46 @@ impl Pipeline {
             crate::cmd::code_version(),
         )?;
         input.allow_partial = allow_partial;
+        input.written_by = command.to_owned();
         if allow_partial {
             for m in &input.missing {
                 log::warn!("partial report: missing {m}");
             }
         }
-        let report = ltr_report::build(&input)?;
-        let written = ltr_report::write(&report, out, &self.spec.name)?;
+        let built = ltr_report::build(&input)?;
+        let written = ltr_report::write(&built, out, name)?;
         for p in &written {
-            println!("wrote {}", p.display());
+            log::debug!("wrote {}", p.display());
         }
+        let out = out.join(name);
+        println!(
+            "report: {}.md (and .json, .csv; plots and per-query data in {}/)",
+            out.display(),
+            out.display()
+        );
         Ok(written)
     }
+}
+
+/// `--algorithms`: the spec restricted to these labels or ids. A name that is neither one of
+/// the spec's nor a registered id is refused as no known algorithm, with the close names of
+/// both; a registered id the spec does not run gets the spec's own error (what it has).
+pub fn restrict_algorithms(spec: &mut ExperimentSpec, names: &[String]) -> anyhow::Result<()> {
+    for n in names {
+        let in_spec = spec.algorithms.iter().any(|a| a.label == *n || a.id == *n);
+        if in_spec || ltr_harness::registry::info(n).is_some() {
+            continue;
+        }
+        let mut candidates: Vec<&str> = spec.algorithms.iter().map(|a| a.label.as_str()).collect();
+        candidates.extend(ltr_harness::ALGORITHMS.iter().map(|a| a.id));
+        let close = crate::cmd::close_names(n, candidates);
+        let close =
+            if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(", ")) };
+        anyhow::bail!(
+            "--algorithms: `{n}` is not a known algorithm{close}; `ltr algorithms` lists the {} there are",
+            ltr_harness::ALGORITHMS.len()
+        );
+    }
+    spec.restrict_algorithms(names)?;
+    Ok(())
 }

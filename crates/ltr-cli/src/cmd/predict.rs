@@ -127,11 +127,24 @@ pub(crate) fn normalized(file: &ModelFile, data: Dataset) -> anyhow::Result<Data
 /// ranges allow, small enough to refuse a wrong file before it fills the memory.
 const MAX_MODEL_BYTES: u64 = 1 << 30;
 
-/// Reads and checks a model file ([`ModelFile::from_json`]).
+/// Reads and checks a model file ([`ModelFile::from_json`]): one `ltr train` wrote, or a
+/// result store's `cells/<key>.model.json`.
 pub(crate) fn read_model(path: &Path) -> anyhow::Result<ModelFile> {
     let text = ltr_core::fs::read_bounded(path, MAX_MODEL_BYTES)
         .with_context(|| format!("reading {}", path.display()))?;
-    ModelFile::from_json(&text).with_context(|| format!("{} is not a usable ltr model file", path.display()))
+    ModelFile::from_json(&text).map_err(|e| {
+        // Result stores written before they held model files keep the bare model.
+        if ltr_harness::store::read_model_any(&text).is_ok() {
+            anyhow::anyhow!(
+                "{}: a bare model, as result stores of earlier versions of ltr hold them, without the \
+                 parameters and width of a model file; `ltr run --force` over its spec recomputes its cell \
+                 into a model file",
+                path.display()
+            )
+        } else {
+            anyhow::Error::new(e).context(format!("{} is not a usable ltr model file", path.display()))
+        }
+    })
 }
 
 /// "feature 7" or "features 7 to 9".

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use ltr_harness::spec::SpecLimits;
 
+use crate::cmd::ReportArgs;
 use crate::cmd::pipeline::Pipeline;
 
 /// Arguments of `ltr report`.
@@ -12,7 +13,8 @@ use crate::cmd::pipeline::Pipeline;
 pub struct Args {
     /// Experiment spec: a TOML file, or the name of a built-in one (letor3, letor4).
     spec: String,
-    /// Result store folder.
+    /// Result store folder, the one `ltr run` wrote into (default: $LTR_RESULTS_DIR, else
+    /// ./results).
     #[arg(long, env = "LTR_RESULTS_DIR", default_value = "results")]
     results: PathBuf,
     /// Only these datasets (comma-separated), as `ltr run --datasets` ran.
@@ -21,9 +23,6 @@ pub struct Args {
     /// Only these algorithms (labels or ids, comma-separated), as `ltr run --algorithms` ran.
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<String>,
-    /// Folder for the report files.
-    #[arg(long, default_value = "reports")]
-    out: PathBuf,
     /// The collection manifest file the spec was run with (`ltr run --manifest`).
     #[arg(long)]
     manifest: Option<PathBuf>,
@@ -39,6 +38,8 @@ pub struct Args {
     /// The master seed `ltr run --seed` ran with, in place of the spec's `seed`.
     #[arg(long)]
     seed: Option<u64>,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 /// Runs `ltr report`.
@@ -50,8 +51,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     Pipeline::from_spec(spec, args.manifest.as_deref())?.report(
         &args.results,
-        &args.out,
+        &args.report.out,
         args.allow_partial,
+        "ltr report",
     )?;
     Ok(ExitCode::SUCCESS)
 }

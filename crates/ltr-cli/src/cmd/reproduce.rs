@@ -1,8 +1,8 @@
 //! `ltr reproduce COLLECTION`: fetch, run and report a collection in one invocation.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::cmd::ReportArgs;
 use crate::cmd::run::{RunArgs, outcome};
 
 /// Arguments of `ltr reproduce`.
@@ -12,11 +12,10 @@ pub struct Args {
     collection: String,
     #[command(flatten)]
     run: RunArgs,
-    /// Folder for the report files.
-    #[arg(long, default_value = "reports")]
-    out: PathBuf,
-    /// Write the report even if some cells are missing (e.g. failed): a banner names them and
-    /// every affected mean is marked `(n/N folds)`.
+    #[command(flatten)]
+    report: ReportArgs,
+    /// Exit 0 when some cells failed but others ran (the report, written either way, names
+    /// what did not run and why).
     #[arg(long)]
     allow_partial: bool,
 }
@@ -24,8 +23,6 @@ pub struct Args {
 /// Runs `ltr reproduce`: the run, then the report of what is in the store (also when some
 /// cells failed, so the report names them).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (pipeline, record) = args.run.execute(&args.collection)?;
-    pipeline.report(&args.run.results, &args.out, args.allow_partial)?;
-    println!("{}: {:.1} s", pipeline.spec.name, record.wall_seconds);
-    Ok(outcome(&record))
+    let record = args.run.execute(&args.collection, &args.report, "ltr reproduce")?;
+    Ok(outcome(&record, args.allow_partial))
 }

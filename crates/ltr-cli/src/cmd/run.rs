@@ -13,7 +13,7 @@ use ltr_harness::spec::{DataOptions, ExperimentSpec, PathDataset, SpecLimits};
 use ltr_metrics::DEFAULT_CONVENTION;
 
 use crate::cmd::pipeline::Pipeline;
-use crate::cmd::{DataArgs, fetch};
+use crate::cmd::{DataArgs, ReportArgs, fetch};
 
 /// What to run (shared by `run` and `reproduce`).
 #[derive(Debug, Clone, clap::Args)]
@@ -59,8 +59,9 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// Loads the spec (restricted by `--datasets`, `--algorithms`) and its manifest, resolves
-    /// the datasets and runs every cell.
-    pub fn execute(&self, spec: &str) -> anyhow::Result<(Pipeline, RunRecord)> {
+    /// the datasets, runs every cell and writes the report as `report` says (`command` names
+    /// the command in it).
+    pub fn execute(&self, spec: &str, report: &ReportArgs, command: &str) -> anyhow::Result<RunRecord> {
         let limits = SpecLimits { max_cells: self.max_cells };
         let mut spec = Pipeline::load_spec(spec, &self.datasets, &self.algorithms, &limits)?;
         if let Some(seed) = self.seed {
@@ -73,7 +74,8 @@ impl RunArgs {
         let Pipeline { spec, manifest } = &mut pipeline;
         let datasets = resolve_datasets(spec, manifest.as_ref(), self, OverLimit::Refuse(SPEC_OVERRIDE))?;
         let record = pipeline.run(&datasets, &self.results, self.force)?;
-        Ok((pipeline, record))
+        pipeline.report_run(&self.results, report, command)?;
+        Ok(record)
     }
 }
 
@@ -88,13 +90,13 @@ pub struct Args {
     /// trainingset/validationset/testset files, or the three files) or one LETOR file (split
     /// into 5 query-disjoint folds by --seed). Every algorithm with its default grid (those
     /// of experiments/letor3.toml) but those above their scale limit on this data, unless
-    /// --algorithms; the report is written beside the result store, both named
-    /// `<name>-<8 hex digits of the input path's sha256>`, and says which cells failed. The
-    /// dataset options a spec gives: --name, --convention, --published.
+    /// --algorithms; the result store and the report are named
+    /// `<name>-<8 hex digits of the input path's sha256>`. The dataset options a spec gives:
+    /// --name, --convention, --published.
     #[arg(long)]
     data: Option<PathBuf>,
-    /// With --data: exit 0 when some cells failed but others ran (the report, written either
-    /// way, names what did not run and why).
+    /// Exit 0 when some cells failed but others ran (the report, written either way, names
+    /// what did not run and why).
     #[arg(long)]
     allow_partial: bool,
     /// Feature normalisation of the --data dataset (fitted on each fold's training split):
@@ -118,26 +120,27 @@ pub struct Args {
     published: Option<PathBuf>,
     #[command(flatten)]
     run: RunArgs,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
-/// Runs `ltr run`: exit 1 when a cell failed (unless `--data --allow-partial` and some ran)
-/// or none could run.
+/// Runs `ltr run`: exit 1 when a cell failed (unless `--allow-partial` and some ran) or none
+/// could run.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (pipeline, record) = match (&args.spec, &args.data) {
-        (Some(_), _) if args.allow_partial => anyhow::bail!(
-            "--allow-partial applies to --data; a spec's run writes no report (`ltr report --allow-partial` writes one without the missing cells)"
-        ),
+    let record = match (&args.spec, &args.data) {
         // clap's `requires` does not fire for a flag with a default value, so say it here.
-        (Some(_), _) if args.normalize != ltr_data::normalize::Normalization::None => anyhow::bail!(
-            "--normalize applies to --data; a spec sets `normalize` in its dataset's table"
-        ),
+        (Some(_), _) if args.normalize != ltr_data::normalize::Normalization::None => {
+            anyhow::bail!("--normalize applies to --data; a spec sets `normalize` in its dataset's table")
+        }
         (Some(_), _) if args.name.is_some() || args.convention.is_some() || args.published.is_some() => {
             anyhow::bail!(
                 "--name, --convention and --published apply to --data; a spec gives them as its dataset's `name` and `convention` and its `published` key"
             )
         }
-        (Some(spec), _) => args.run.execute(spec)?,
+        (Some(spec), _) => args.run.execute(spec, &args.report, "ltr run")?,
         (None, Some(data)) => {
+            // Said here once, not as every dataset's reason after the dataset's name.
+            std::fs::metadata(data).map_err(|e| anyhow::anyhow!("--data {}: {e}", data.display()))?;
             let opts = DataOptions {
                 name: args.name.clone(),
                 convention: args.convention,
@@ -158,7 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let over_limit = if args.run.algorithms.is_empty() {
                 OverLimit::LeaveOut
             } else {
-                spec.restrict_algorithms(&args.run.algorithms)?;
+                crate::cmd::pipeline::restrict_algorithms(&mut spec, &args.run.algorithms)?;
                 OverLimit::Refuse("add `--no-scale-limits` to run it anyway")
             };
             let mut pipeline = Pipeline::from_spec(spec, None)?;
@@ -168,18 +171,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 pipeline.spec.folds = d.folds.iter().map(|f| f.fold).collect();
             }
             let record = pipeline.run(&datasets, &args.run.results, args.run.force)?;
-            // The report of what ran: a cell that failed is named in its banner, not a
-            // reason to write nothing.
-            pipeline.report(&args.run.results, &args.run.results, true)?;
-            if args.allow_partial && record.failed.len() < record.cells.len() {
-                return Ok(ExitCode::SUCCESS);
-            }
-            (pipeline, record)
+            pipeline.report_run(&args.run.results, &args.report, "ltr run --data")?;
+            record
         }
         (None, None) => anyhow::bail!("give an experiment spec or --data"),
     };
-    drop(pipeline);
-    Ok(outcome(&record))
+    Ok(outcome(&record, args.allow_partial))
 }
 
 /// The convention a dataset given by path is scored under, and why, in words: the spec's
@@ -204,9 +201,15 @@ fn convention_of(spec: &ExperimentSpec, p: &PathDataset, grades: &[Grade]) -> (C
     }
 }
 
-/// Success when every cell of the run is in the store, computed now or before.
-pub fn outcome(record: &RunRecord) -> ExitCode {
-    if record.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+/// Success when every cell of the run is in the store, computed now or before; with
+/// `allow_partial`, also when some failed but others ran.
+pub fn outcome(record: &RunRecord, allow_partial: bool) -> ExitCode {
+    let some_ran = record.failed.len() < record.cells.len();
+    if record.failed.is_empty() || (allow_partial && some_ran) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// What [`resolve_datasets`] does with an algorithm whose scale limit the training split of
@@ -282,6 +285,19 @@ pub fn resolve_datasets(
             Err(e) => DatasetStatus::Unavailable { name: req.name.clone(), reason: e.reason() },
         };
         out.push(status);
+    }
+    // Reasons go into the run record and the reports: without this machine's cache folder.
+    let cache = fetcher.cache().root();
+    let mut named_cache = false;
+    for d in &mut out {
+        if let DatasetStatus::Unavailable { reason, .. } = d {
+            let general = crate::cmd::without_cache_path(reason, cache);
+            named_cache |= general != *reason;
+            *reason = general;
+        }
+    }
+    if named_cache {
+        eprintln!("<data cache> below is {}", cache.display());
     }
     Ok(out)
 }

@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use ltr_data::manifest::{BUILTIN, Manifest};
 use ltr_fetch::DataCache;
 use ltr_fetch::cache::Check;
-use ltr_harness::store::{ResultStore, verify_store};
+use ltr_harness::store::verify_store;
 
 use crate::cmd::DataArgs;
 
@@ -46,27 +46,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// per cell that could not be re-evaluated (`NOTE`), and a summary per store. Returns
 /// whether every cell is sound.
 fn verify_results(path: &Path) -> anyhow::Result<bool> {
-    let is_store = |p: &Path| p.join("cells").is_dir();
-    let stores: Vec<PathBuf> = if is_store(path) {
-        vec![path.to_owned()]
-    } else {
-        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("reading {}", path.display()))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| is_store(p))
-            .collect();
-        found.sort();
-        found
-    };
-    if stores.is_empty() {
-        bail!("{}: not a result store (no cells/ folder), and holds none", path.display());
-    }
     let mut sound = true;
-    for dir in stores {
+    for dir in super::stores_in(path)? {
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let base = dir.parent().unwrap_or(Path::new("."));
-        let store = ResultStore::open(base, &name)?;
+        let store = super::open_store(&dir)?;
         let v = verify_store(&store, true)?;
         for b in &v.bad {
             let cell = if b.cell.is_empty() { String::new() } else { format!(" {}", b.cell) };
