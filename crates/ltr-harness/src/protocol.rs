@@ -303,14 +303,20 @@ pub fn run_on_splits(
     // Shared work is counted in every point's fit time, as a fit alone would spend it.
     let prepared = prepare(entry, splits).map_err(|e| cell_err(Box::new(e)))?;
     let valid = Validation { data: &splits.vali, measure: &criterion };
+    // Whoever runs the cell may listen to the fits' progress, one grid point at a time.
+    let progress = ltr_core::progress::current();
+    let points = entry.grid.len();
     let fitted: Vec<(f64, AnyModel, f64)> = entry
         .grid
         .par_iter()
         .zip(&seeds)
-        .map(|(config, &seed)| -> ltr_core::Result<(f64, AnyModel, f64)> {
+        .enumerate()
+        .map(|(point, (config, &seed))| -> ltr_core::Result<(f64, AnyModel, f64)> {
             let mut rng = Rng::new(seed);
             let t = Instant::now();
-            let model = config.fit(&splits.train, Some(&valid), &mut rng)?;
+            let listener = progress.as_ref().map(|r| r.point(point, points));
+            let model =
+                ltr_core::progress::fit(listener, || config.fit(&splits.train, Some(&valid), &mut rng))?;
             let secs = prepared + t.elapsed().as_secs_f64();
             let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
             log::debug!(
