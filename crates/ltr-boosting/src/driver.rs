@@ -182,6 +182,7 @@ pub(crate) fn drive<R: Rule>(
             tries,
         });
         rounds.push(Round { weak: acc.weak, alpha });
+        ltr_core::progress::tick(t, cfg.max_rounds, "rounds");
         prev_group = Some(group);
         if acc.perfect {
             stop = StopReason::Perfect;

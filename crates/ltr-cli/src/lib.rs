@@ -203,7 +203,9 @@ fn init_logging(verbose: u8, quiet: bool) {
         (false, _) => "trace",
     };
     let env = env_logger::Env::default().default_filter_or(level);
-    env_logger::Builder::from_env(env).format_timestamp(None).format_target(false).init();
+    progress::BarLogger::install(
+        env_logger::Builder::from_env(env).format_timestamp(None).format_target(false).build(),
+    );
 }
 
 /// Writes `bytes` to stdout and flushes them. A closed stdout ends the program with status 0
@@ -222,10 +224,13 @@ pub(crate) fn write_stdout(bytes: &[u8]) {
     }
 }
 
-/// Writes `bytes` to stderr, ignoring failures (a closed stderr leaves nowhere to report them).
+/// Writes `bytes` to stderr (above the progress bar, if one is drawn), ignoring failures (a
+/// closed stderr leaves nowhere to report them).
 pub(crate) fn write_stderr(bytes: &[u8]) {
     use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(bytes);
+    progress::above_bar(|| {
+        let _ = std::io::stderr().lock().write_all(bytes);
+    });
 }
 
 /// Prints `error: <message>` and every cause on its own line.

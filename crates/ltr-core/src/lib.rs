@@ -14,6 +14,9 @@
 //! * [`Rng`] and [`derive_seed`]: all randomness flows from one `u64` through a pinned,
 //!   portable ChaCha8 stream; child seeds are derived by name.
 //!
+//! * [`progress`]: how far a fit's outer loop is, for whoever runs the fit to show (learners
+//!   call [`progress::tick`]; nothing else).
+//!
 //! * [`fs::write_atomic`]: the one atomic file write of the workspace (temporary file, fsync,
 //!   rename), the only I/O in this crate.
 
@@ -24,6 +27,7 @@ mod error;
 pub mod fs;
 mod info;
 mod params;
+pub mod progress;
 mod seed;
 pub mod select;
 mod traits;

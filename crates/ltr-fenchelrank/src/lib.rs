@@ -464,6 +464,7 @@ impl FenchelRank {
         } else {
             p.log2_radius_max..=p.log2_radius_max
         };
+        let exponents_len = exponents.clone().count();
         let mut w = vec![0.0; train.n_features()];
         let mut path = Vec::new();
         let mut best = BestCheckpoint::new();
@@ -494,6 +495,7 @@ impl FenchelRank {
                     run.iterations
                 );
             }
+            ltr_core::progress::tick(k + 1, exponents_len, "radii");
             path.push(PathPoint {
                 radius,
                 model,

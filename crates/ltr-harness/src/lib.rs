@@ -7,6 +7,7 @@
 //! * [`protocol`]: one cell (a dataset fold and an algorithm entry): fit the grid on train,
 //!   select on vali, score and evaluate test. What the reports publish and the tests check.
 //! * [`runner`]: every cell of a spec, in parallel, persisted as they finish.
+//! * [`progress`]: the time a run has left, from its cells' measured times.
 //! * [`store`]: the result store, keyed by the sha256 of what determines a cell.
 //! * [`cluster`]: a spec's cells as tasks for Slurm, Kubernetes or GNU parallel, and the
 //!   merge of the stores they fill.
@@ -28,6 +29,7 @@ pub mod feature_scale;
 pub mod fuzz;
 pub mod importance;
 pub mod limits;
+pub mod progress;
 pub mod protocol;
 pub mod registry;
 pub mod runner;

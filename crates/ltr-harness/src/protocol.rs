@@ -348,13 +348,18 @@ pub fn run_on_splits(
     // Shared work is counted in every point's fit time, as a fit alone would spend it.
     let prepared = prepare(entry, splits).map_err(|e| cell_err(Box::new(e)))?;
     let valid = Validation { data: &splits.vali, measure: &criterion };
-    let fit = |config: &AlgoConfig, seed: u64| -> (ltr_core::Result<(f64, AnyModel)>, f64) {
+    // Whoever runs the cell may listen to the fits' progress, one grid point at a time.
+    let progress = ltr_core::progress::current();
+    let points = entry.grid.len();
+    let fit = |point: usize, config: &AlgoConfig, seed: u64| -> (ltr_core::Result<(f64, AnyModel)>, f64) {
         let mut rng = Rng::new(seed);
         let t = Instant::now();
-        let fitted = config.fit(&splits.train, Some(&valid), &mut rng).and_then(|model| {
-            let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
-            Ok((v, model))
-        });
+        let listener = progress.as_ref().map(|r| r.point(point, points));
+        let fitted = ltr_core::progress::fit(listener, || config.fit(&splits.train, Some(&valid), &mut rng))
+            .and_then(|model| {
+                let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
+                Ok((v, model))
+            });
         let secs = prepared + t.elapsed().as_secs_f64();
         match &fitted {
             Ok((v, _)) => log::debug!(
@@ -381,7 +386,12 @@ pub fn run_on_splits(
     let mut best = BestCheckpoint::new();
     let batch = rayon::current_num_threads().saturating_mul(4).max(1);
     for (b, (configs, seeds)) in entry.grid.chunks(batch).zip(seeds.chunks(batch)).enumerate() {
-        let fitted: Vec<_> = configs.par_iter().zip(seeds).map(|(c, &seed)| fit(c, seed)).collect();
+        let fitted: Vec<_> = configs
+            .par_iter()
+            .zip(seeds)
+            .enumerate()
+            .map(|(i, (c, &seed))| fit(b * batch + i, c, seed))
+            .collect();
         // In grid order, whatever the thread count.
         for (i, (outcome, secs)) in fitted.into_iter().enumerate() {
             fit_seconds.push(secs);

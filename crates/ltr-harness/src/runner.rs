@@ -6,6 +6,8 @@
 //! collected by index, so the records are identical at any thread count. Finished cells are
 //! found by key and never recomputed unless forced.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -14,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::code::CodeHashes;
 use crate::error::{HarnessError, Result};
 use crate::feature_scale;
+use crate::progress::{CellDone, Estimator};
 use crate::protocol::{self, Splits};
 use crate::registry::ModelFile;
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
@@ -42,8 +45,13 @@ impl RunOptions {
 pub trait RunProgress: Sync {
     /// Number of cells in the run and how many are already done.
     fn start(&self, _total: usize, _cached: usize) {}
-    /// A cell finished (computed now).
-    fn cell_done(&self, _dataset: &str, _fold: u32, _label: &str) {}
+    /// A cell finished (computed now, or failed), with the run's time so far and left.
+    fn cell_done(&self, _cell: &CellDone<'_>) {}
+    /// Where the progress inside each grid point's fit goes (rounds, epochs, iterations),
+    /// if anywhere: it is set on the thread of each cell, named after the cell.
+    fn fits(&self) -> Option<Arc<dyn ltr_core::progress::Progress>> {
+        None
+    }
 }
 
 /// No progress reporting.
@@ -245,6 +253,11 @@ pub fn run_cells(
         })
         .collect();
     progress.start(cells.len(), cells.len() - pending.len());
+    let estimator = Mutex::new(Estimator::new(
+        pending.iter().map(|c| (c.key.as_str(), c.dataset.name.as_str(), c.entry.label.as_str())),
+    ));
+    let done = AtomicUsize::new(cells.len() - pending.len());
+    let fits = progress.fits();
     log::info!(
         "{}: {} cells, {} already in {}",
         spec.name,
@@ -310,9 +323,35 @@ pub fn run_cells(
             let outcomes: Vec<Result<()>> = todo
                 .par_iter()
                 .map(|c| {
-                    let r = run_cell(spec, c, &splits, store, &opts.binary);
-                    progress.cell_done(&c.dataset.name, c.fold.fold, &c.entry.label);
-                    r
+                    let name = c.name();
+                    let lock = || estimator.lock().unwrap_or_else(PoisonError::into_inner);
+                    lock().begin(&c.key);
+                    let started = Instant::now();
+                    let listener = fits.clone().map(|s| ltr_core::progress::Reporter::new(s, &name));
+                    let r = ltr_core::progress::with(listener, || {
+                        run_cell(spec, c, &splits, store, &opts.binary)
+                    });
+                    let seconds = started.elapsed().as_secs_f64();
+                    let (elapsed, eta) = {
+                        let mut e = lock();
+                        e.finish(&c.key, seconds);
+                        (e.elapsed(), e.estimate())
+                    };
+                    let cell = CellDone {
+                        name: &name,
+                        failed: r.is_err(),
+                        seconds,
+                        done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                        total: cells.len(),
+                        elapsed,
+                        eta,
+                    };
+                    // One line per cell, with the run's time so far and left.
+                    if let Ok(summary) = &r {
+                        log::info!("{name}: {summary}; {cell}");
+                    }
+                    progress.cell_done(&cell);
+                    r.map(|_| ())
                 })
                 .collect();
             for (c, outcome) in todo.iter().zip(outcomes) {
@@ -381,13 +420,15 @@ fn join(folds: &[u32]) -> String {
     folds.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
+/// Computes and saves one cell; says what it found: `test NDCG@10 0.4473 MAP 0.4512 (fit
+/// 16.70 s, all 12 grid points 366.12 s)`.
 fn run_cell(
     spec: &ExperimentSpec,
     c: &PlannedCell<'_>,
     splits: &Splits,
     store: &ResultStore,
     binary: &str,
-) -> Result<()> {
+) -> Result<String> {
     let started = Instant::now();
     let out = protocol::run_on_splits(spec, c.dataset, c.fold.fold, c.entry, splits)?;
     let untrained = out.errors.iter().filter(|e| e.is_some()).count();
@@ -400,14 +441,15 @@ fn run_cell(
         );
     }
     let summary = &out.evaluation.summary;
-    log::info!(
-        "{} fold {} {}: test NDCG@10 {:.4} MAP {:.4} (fit {:.2} s)",
-        c.dataset.name,
-        c.fold.fold,
-        c.entry.label,
+    let said = format!(
+        "test NDCG@10 {:.4} MAP {:.4} (fit {:.2} s{})",
         summary.ndcg.get(9).copied().unwrap_or(f64::NAN),
         summary.map,
-        out.fit_seconds.get(out.chosen).copied().unwrap_or(f64::NAN)
+        out.fit_seconds.get(out.chosen).copied().unwrap_or(f64::NAN),
+        match out.fit_seconds.len() {
+            0 | 1 => String::new(),
+            n => format!(", all {n} grid points {:.2} s", out.fit_seconds.iter().sum::<f64>()),
+        }
     );
     let record = CellRecord {
         format: FORMAT,
@@ -463,7 +505,7 @@ fn run_cell(
         model: out.model,
         normalizer: out.normalizer,
     };
-    store.save(record, &out.test_scores, &model, &timing).map(|_| ())
+    store.save(record, &out.test_scores, &model, &timing).map(|_| said)
 }
 
 #[cfg(test)]
@@ -546,8 +588,75 @@ id = "prank"
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use ltr_core::progress::{Fit, Progress};
+
     use super::fixture::*;
     use super::*;
+
+    /// Hears every fit of a run and every cell's end.
+    #[derive(Default)]
+    struct Listener {
+        fits: Mutex<Vec<String>>,
+        cells: Mutex<Vec<(usize, usize, bool, bool)>>,
+    }
+
+    impl Progress for Listener {
+        fn begin(&self, fit: &Fit) {
+            self.fits.lock().unwrap().push(format!("begin {} {}/{}", fit.name, fit.point + 1, fit.points));
+        }
+        fn tick(&self, fit: &Fit, done: u64, total: u64, unit: &'static str) {
+            assert!(done <= total);
+            self.fits.lock().unwrap().push(format!("tick {} {} {unit}", fit.name, fit.point + 1));
+        }
+        fn end(&self, fit: &Fit) {
+            self.fits.lock().unwrap().push(format!("end {} {}/{}", fit.name, fit.point + 1, fit.points));
+        }
+    }
+
+    struct Shown(Arc<Listener>);
+
+    impl RunProgress for Shown {
+        fn cell_done(&self, c: &CellDone<'_>) {
+            self.0.cells.lock().unwrap().push((c.done, c.total, c.eta.is_some(), c.failed));
+        }
+        fn fits(&self) -> Option<Arc<dyn Progress>> {
+            Some(Arc::clone(&self.0) as Arc<dyn Progress>)
+        }
+    }
+
+    #[test]
+    fn a_listener_hears_every_grid_point_of_every_cell_and_changes_no_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = [DatasetStatus::Available(dataset(dir.path()))];
+        let (quiet, shown) =
+            (ResultStore::open(dir.path(), "q").unwrap(), ResultStore::open(dir.path(), "s").unwrap());
+        let spec = spec(SPEC);
+        let a = run(&spec, &data, &quiet, &options(), &NoProgress).unwrap();
+        let listener = Arc::new(Listener::default());
+        let b = run(&spec, &data, &shown, &options(), &Shown(Arc::clone(&listener))).unwrap();
+        assert_eq!(a.cells, b.cells);
+        for k in &a.cells {
+            let read = |s: &ResultStore| std::fs::read(s.record_path(k)).unwrap();
+            assert!(read(&quiet) == read(&shown), "cell {k} differs when listened to");
+        }
+        let fits = listener.fits.lock().unwrap().clone();
+        for fold in [1, 2] {
+            for (label, points) in [("regression", 2), ("prank", 1)] {
+                for p in 1..=points {
+                    let ended = format!("end D fold {fold} {label} {p}/{points}");
+                    let begun = ended.replace("end", "begin");
+                    let at = |e: &str| fits.iter().position(|f| f == e).unwrap();
+                    assert!(at(&begun) < at(&ended), "{fits:?}");
+                }
+            }
+            // PRank's epochs go through the SGD loop, which ticks.
+            assert!(fits.contains(&format!("tick D fold {fold} prank 1 steps")), "{fits:?}");
+        }
+        assert_eq!(fits.iter().filter(|f| f.starts_with("begin")).count(), 6);
+        let mut cells = listener.cells.lock().unwrap().clone();
+        cells.sort_by_key(|c| c.0);
+        assert_eq!(cells, (1..=4).map(|n| (n, 4, true, false)).collect::<Vec<_>>());
+    }
 
     #[test]
     fn a_fold_the_dataset_lacks_is_a_spec_error() {

@@ -44,8 +44,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ltr_data::normalize::Normalization;
 use ltr_data::Manifest;
+use ltr_data::normalize::Normalization;
 use ltr_data::reader::{LabelRounding, LineFormat};
 use ltr_metrics::{Convention, Metric};
 use serde::{Deserialize, Serialize};

@@ -71,8 +71,13 @@ pub fn run<S, M: Ranker>(
 ) -> Result<Outcome<M>> {
     let mut best = BestCheckpoint::new();
     let mut next = 1;
+    // Steps may take a fraction of a microsecond: progress every thousandth of the run.
+    let every = (schedule.steps / 1000).max(1);
     for t in 1..=schedule.steps {
         step(state, t);
+        if t % every == 0 {
+            ltr_core::progress::tick(t, schedule.steps, "steps");
+        }
         if let Some(v) = valid
             && t == schedule.step_of(next)
         {

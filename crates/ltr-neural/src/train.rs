@@ -146,8 +146,10 @@ pub fn train<O: QueryObjective>(
 
     // The whole loop runs on a pool thread: the batches' parallel passes are then cheap
     // work-stealing joins instead of one cross-thread handoff (and sleep) per batch when
-    // `fit` is called from outside the pool.
+    // `fit` is called from outside the pool. The listener to the fit's progress goes along.
+    let progress = ltr_core::progress::current();
     rayon::scope(|_| -> Result<()> {
+        let _listening = ltr_core::progress::enter(progress);
         for epoch in 1..=settings.epochs {
             order_rng.shuffle(&mut order);
             objective.begin_epoch(&mut objective_rng);
@@ -183,6 +185,7 @@ pub fn train<O: QueryObjective>(
                 optimizer.step(&mut net.params, &total);
             }
             report.epochs_run = epoch;
+            ltr_core::progress::tick(epoch, settings.epochs, "epochs");
             if !net.is_finite() {
                 if best.best().is_some() {
                     log::warn!(

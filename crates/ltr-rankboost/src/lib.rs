@@ -540,6 +540,7 @@ impl Learner for RankBoost {
         let mut best = BestCheckpoint::new();
         while trainer.trace.len() < self.params.rounds {
             let Some(info) = trainer.step() else { break };
+            ltr_core::progress::tick(info.round, self.params.rounds, "rounds");
             if let (Some(v), Some(vs)) = (valid, vscores.as_mut()) {
                 Ensemble::add_round(&info.weak, info.alpha, v.data, vs);
                 let value = v.evaluate(vs)?;

@@ -177,6 +177,7 @@ fn newton(
             break;
         }
         iterations += 1;
+        ltr_core::progress::tick(iterations, max_iter, "iterations");
         let mut t = 1.0;
         let mut accepted = false;
         for _ in 0..60 {

@@ -34,6 +34,8 @@
 //! cost `T m` evaluations of the measure on the validation split (`O(n_vali log n_vali)` each,
 //! on precomputed base-ranker scores).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
     Validation, param_info,
@@ -219,12 +221,20 @@ impl Ensemble {
         if base_queries.is_empty() {
             return Err(Error::fit(INFO.id, "no training query has documents with different grades"));
         }
-        // Each base fit is deterministic; collect keeps query order at any thread count.
+        // Each base fit is deterministic; collect keeps query order at any thread count. The
+        // base fits report no progress of their own (they run as parallel jobs): the ensemble
+        // counts them.
+        let progress = ltr_core::progress::current();
+        let fitted = AtomicUsize::new(0);
         let base: Vec<LinearModel> = base_queries
             .par_iter()
             .map(|&q| {
                 let one = train.select_queries(&[q])?;
-                self.base.fit_with_stats(&one).map(|(m, _)| m).map_err(|e| {
+                let fit = ltr_core::progress::with(None, || self.base.fit_with_stats(&one));
+                if let Some(r) = &progress {
+                    r.tick(fitted.fetch_add(1, Ordering::Relaxed) + 1, base_queries.len(), "base rankers");
+                }
+                fit.map(|(m, _)| m).map_err(|e| {
                     Error::fit(INFO.id, format!("base RankSVM on query {}: {e}", train.query_ids()[q]))
                 })
             })

@@ -227,6 +227,7 @@ pub(crate) fn solve(
     let mut round = 0u64;
     while iterations < max_iter {
         iterations += 1;
+        ltr_core::progress::tick(iterations, max_iter, "iterations");
         let xi = ws.slack(&w);
         let v = oracle.eval(&w, &mut a_new);
         let h = v.hinge * inv_q;

@@ -166,6 +166,7 @@ impl<'a> Problem<'a> {
                 break;
             }
             iterations += 1;
+            ltr_core::progress::tick(iterations, max_iter, "iterations");
             // CG on H delta = -g.
             let eta = (gnorm / g0).sqrt().min(0.5);
             delta.iter_mut().for_each(|x| *x = 0.0);

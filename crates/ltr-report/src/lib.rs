@@ -534,9 +534,48 @@ mod tests {
         cells[0].model_stats.insert("sparsity".into(), 0.5);
         cells[1].model_stats.insert("sparsity".into(), 0.7);
         cells.push(cell("g", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]));
+        let input = input(cells);
+        let rows = model_stat_rows(&input);
+        assert_eq!(rows.len(), 1, "only the cells that have statistics");
+        let r = &rows[0];
+        assert_eq!(
+            (r.dataset.as_str(), r.algorithm.as_str(), r.statistic.as_str(), r.folds),
+            ("D", "f", "sparsity", 2)
+        );
+        assert!((r.mean - 0.6).abs() < 1e-15);
+        assert!((r.std - 0.02f64.sqrt()).abs() < 1e-15, "sample standard deviation");
+    }
+
+    #[test]
+    fn the_report_shows_the_selected_fit_time_and_the_whole_grids() {
+        let mut cells = vec![
+            cell("regression", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]),
+            cell("regression", 2, &[0.1, 0.9, 0.5, 0.3, 0.2]),
+        ];
+        // Keys as long as real ones (the report shows their first characters).
+        for c in &mut cells {
+            c.key = format!("{:0>64}", c.fold);
+        }
+        let mut input = input(cells);
+        for (fold, fits) in [(1, vec![1.0, 2.0, 3.0]), (2, vec![3.0, 4.0, 5.0])] {
+            let timing = CellTiming { fit_seconds: fits, total_seconds: 20.0, threads: 2 };
+            input.timings.insert(format!("{fold:0>64}"), timing);
+        }
+        let md = build(&input).unwrap().markdown;
+        let table = md.lines().skip_while(|l| !l.starts_with("| Algorithm")).take(3).collect::<Vec<_>>();
+        assert!(table[0].ends_with("| Fit s/fold | Grid s/fold |"), "{table:?}");
+        // The selected points (the first) took 1 and 3 s, the grids 6 and 12 s.
+        assert!(
+            table[2].starts_with("| regression ") && table[2].ends_with("| 2.000      | 9.000       |"),
+            "{table:?}"
+        );
+    }
+
+    /// A report input over `cells` of dataset `D` under the letor3 spec.
+    fn input(cells: Vec<CellRecord>) -> ReportInput {
         let mut spec = ExperimentSpec::builtin("letor3").unwrap();
         spec.datasets = vec!["D".into()];
-        let input = ReportInput {
+        ReportInput {
             run: RunRecord {
                 name: "t".into(),
                 spec_source: String::new(),
@@ -563,16 +602,7 @@ mod tests {
             code_version: "v".into(),
             written_by: "ltr report".into(),
             top_features: Vec::new(),
-        };
-        let rows = model_stat_rows(&input);
-        assert_eq!(rows.len(), 1, "only the cells that have statistics");
-        let r = &rows[0];
-        assert_eq!(
-            (r.dataset.as_str(), r.algorithm.as_str(), r.statistic.as_str(), r.folds),
-            ("D", "f", "sparsity", 2)
-        );
-        assert!((r.mean - 0.6).abs() < 1e-15);
-        assert!((r.std - 0.02f64.sqrt()).abs() < 1e-15, "sample standard deviation");
+        }
     }
 
     /// A cell of `n` queries with random grades and scores, qids shuffled (so the script's

@@ -221,6 +221,12 @@ pub(crate) fn markdown(
             compute
         ),
     ]);
+    head.push(vec![
+        "Fit times".into(),
+        "`Fit s/fold`: fitting the selected grid point; `Grid s/fold`: fitting every grid point \
+         (each as a fit alone spends it), summed; both means over folds"
+            .into(),
+    ]);
     for d in &input.run.datasets {
         match d {
             DatasetStatus::Available(x) => {
@@ -346,6 +352,7 @@ pub(crate) fn markdown(
         let mut header = vec!["Algorithm".to_owned()];
         header.extend(METRICS.map(header_label));
         header.push("Fit s/fold".into());
+        header.push("Grid s/fold".into());
         // Spec order (the aggregates' order), with a row for an expected algorithm that has
         // no cell at all (a partial report).
         let mut rows: Vec<Vec<String>> = spec
@@ -357,7 +364,7 @@ pub(crate) fn markdown(
                 (n > 0).then(|| {
                     let mut r = vec![escape_markdown(&e.label)];
                     r.extend(METRICS.map(|_| format!("- (0/{n} folds)")));
-                    r.push("-".into());
+                    r.extend(["-".into(), "-".into()]);
                     r
                 })
             })
@@ -371,18 +378,22 @@ pub(crate) fn markdown(
                     let marks = sig.map(|s| s.marks(d, &a.algorithm, METRICS[j])).unwrap_or_default();
                     format!("{}{marks}{}{marker}", fmt4(a.mean[j]), spread(a.folds, fmt4(a.std[j])))
                 }));
-                let fits: Vec<f64> = cells
+                // The selected grid point's fit, and every point's, each a mean over folds.
+                let (fits, grids): (Vec<f64>, Vec<f64>) = cells
                     .iter()
                     .filter(|c| &c.dataset == d && c.label == a.algorithm)
                     .filter_map(|c| {
-                        input.timings.get(&c.key).and_then(|t| t.fit_seconds.get(c.chosen).copied())
+                        let t = input.timings.get(&c.key)?;
+                        Some((*t.fit_seconds.get(c.chosen)?, t.fit_seconds.iter().sum::<f64>()))
                     })
-                    .collect();
-                r.push(if fits.is_empty() {
-                    "-".into()
-                } else {
-                    format!("{:.3}", fits.iter().sum::<f64>() / fits.len() as f64)
-                });
+                    .unzip();
+                for secs in [fits, grids] {
+                    r.push(if secs.is_empty() {
+                        "-".into()
+                    } else {
+                        format!("{:.3}", secs.iter().sum::<f64>() / secs.len() as f64)
+                    });
+                }
                 r
             })
             .collect();

@@ -143,9 +143,13 @@ pub fn boost_multi<O: MultiObjective + Send + ?Sized>(
         return Err(Error::fit("trees", "an objective needs at least one score column"));
     }
     // Run the loop on a worker of the current rayon pool: the many small parallel sections
-    // inside then fork locally instead of each being injected from outside the pool.
+    // inside then fork locally instead of each being injected from outside the pool. The
+    // listener to the fit's progress goes along.
     let mut out = None;
-    rayon::scope(|_| out = Some(boost_in_pool(train, valid, objective, cfg, rng)));
+    let progress = ltr_core::progress::current();
+    rayon::scope(|_| {
+        out = Some(ltr_core::progress::with(progress, || boost_in_pool(train, valid, objective, cfg, rng)));
+    });
     out.unwrap_or_else(|| Err(Error::fit("trees", "the boosting loop did not run")))
 }
 
@@ -194,6 +198,7 @@ fn boost_in_pool<O: MultiObjective + ?Sized>(
             trees.push(tree);
         }
         rounds_run = round + 1;
+        ltr_core::progress::tick(rounds_run, cfg.rounds, "rounds");
         let no_split = trees.iter().all(|t| t.n_leaves() == 1);
         if no_split && k_out == 1 {
             log::debug!("round {round}: no split possible, stopping");

@@ -118,7 +118,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             std::thread::sleep(Duration::from_secs(1));
         }
     }
-    let o = run_cells(&spec, &datasets, &refs, &store, &opts, &NoProgress);
+    // A task's log shows the time left and, every 30 s, any fit that runs long.
+    let bar = crate::progress::RunBar::new();
+    let o = run_cells(&spec, &datasets, &refs, &store, &opts, &bar);
+    bar.finish();
     let (computed, skipped, failed) = (o.computed, o.skipped, o.failed);
     println!(
         "task {task} of {}: {} cells ({computed} computed now, {skipped} already in the store), {} failed, in {}",

@@ -121,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let valid = vali.as_ref().map(|data| Validation { data, measure: &criterion });
     let mut rng = Rng::new(args.seed);
     let t = Instant::now();
-    let model = config.fit(&train, valid.as_ref(), &mut rng)?;
+    let model = crate::progress::one_fit(&args.algorithm, || config.fit(&train, valid.as_ref(), &mut rng))?;
     log::info!("trained {} in {:.3} s", args.algorithm, t.elapsed().as_secs_f64());
     if let Some(v) = &valid {
         log::info!("validation {}: {:.6}", criterion.metric, v.evaluate(&model.score_vec(v.data)?)?);
