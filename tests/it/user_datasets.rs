@@ -110,7 +110,8 @@ fn data_is_named_past_generic_folders_and_takes_a_specs_dataset_options() {
     std::fs::create_dir_all(dir.path().join("OHSUMED")).unwrap();
     std::fs::rename(&root, dir.path().join("OHSUMED/Data")).unwrap();
     let data = |extra: &[&str], results: &str| {
-        let mut args = vec!["run", "--algorithms", "regression", "--results", results];
+        // Each run its own store and reports folder.
+        let mut args = vec!["run", "--algorithms", "regression", "--results", results, "--out", results];
         args.extend_from_slice(extra);
         ltr(dir.path(), &args)
     };
