@@ -436,7 +436,7 @@ const NAMED_POINTS: usize = 5;
 
 /// The grid points of `entry` whose `errors` are set, grouped by reason, as a user edits
 /// them in a spec: `k = 10, k = 20: why; k = 30: why else` (only the keys the grid varies;
-/// at most [`NAMED_POINTS`] named per reason). Empty when every point trained.
+/// at most five named per reason). Empty when every point trained.
 pub fn untrained_points(entry: &AlgorithmEntry, errors: &[Option<String>]) -> String {
     let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
     for (i, e) in errors.iter().enumerate() {
