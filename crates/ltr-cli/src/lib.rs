@@ -54,7 +54,7 @@ const MAX_THREADS: usize = 1024;
 /// which data.
 ///
 /// Trains and compares 21 learning-to-rank algorithms on LETOR-format data: the public
-/// LETOR, MSLR, Yahoo and Istella collections (fetched and sha256-verified; OHSUMED and
+/// LETOR, MSLR, Yahoo, Istella and Yandex collections (fetched and sha256-verified; OHSUMED and
 /// MQ2008 are built in) or your own. Fixed-seed cross-validation, model selection on the
 /// validation split only, the official metric conventions, and reports (markdown, JSON, CSV,
 /// plots, significance tests) with the published numbers beside ours.
