@@ -948,6 +948,33 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         assert!(e.contains("used twice"), "{e}");
     }
 
+    /// A seed is a `u64`; a negative one (TOML integers are signed) must not wrap to a huge
+    /// seed that runs quietly, but be refused with one line naming the key.
+    #[test]
+    fn negative_seeds_are_refused_naming_the_key() {
+        let e = err(&BASE.replace("seed = 1", "seed = -1"));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("`seed`") && e.contains("-1"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        let with_split = |seed: &str| {
+            format!(
+                "name = \"t\"\nseed = 1\n\n[[datasets]]\nname = \"mine\"\npath = \"one.txt\"\n\
+                 split_seed = {seed}\n\n[[algorithms]]\nid = \"regression\"\n"
+            )
+        };
+        for bad in ["-1", "-9223372036854775808"] {
+            let e = err(&with_split(bad));
+            assert!(e.starts_with("x/spec.toml:") && e.contains("`split_seed`") && e.contains(bad), "{e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        // The largest seed TOML can write is kept as it is.
+        let max = i64::MAX.to_string();
+        let s = ExperimentSpec::parse(&with_split(&max), Path::new("t.toml")).unwrap();
+        assert_eq!(s.paths[0].split_seed, Some(i64::MAX as u64));
+        let s = ExperimentSpec::parse(&BASE.replace("seed = 1", &format!("seed = {max}")), Path::new("t.toml"))
+            .unwrap();
+        assert_eq!(s.seed, i64::MAX as u64);
+    }
+
     #[test]
     fn spec_names_that_could_leave_the_results_folder_are_refused() {
         // The name becomes `<results>/<name>/` and `<out>/<name>.md`.
