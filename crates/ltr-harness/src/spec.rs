@@ -981,8 +981,9 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         let max = i64::MAX.to_string();
         let s = ExperimentSpec::parse(&with_split(&max), Path::new("t.toml")).unwrap();
         assert_eq!(s.paths[0].split_seed, Some(i64::MAX as u64));
-        let s = ExperimentSpec::parse(&BASE.replace("seed = 1", &format!("seed = {max}")), Path::new("t.toml"))
-            .unwrap();
+        let s =
+            ExperimentSpec::parse(&BASE.replace("seed = 1", &format!("seed = {max}")), Path::new("t.toml"))
+                .unwrap();
         assert_eq!(s.seed, i64::MAX as u64);
     }
 
