@@ -78,7 +78,9 @@ struct RawSpec {
     published: Option<PathBuf>,
     #[serde(default = "default_folds")]
     folds: Vec<u32>,
-    seed: u64,
+    // Signed, as TOML writes integers, so that a negative seed is refused by name below
+    // rather than by serde's multi-line message.
+    seed: i64,
     #[serde(default)]
     validation_metric: Option<String>,
     #[serde(default)]
@@ -274,6 +276,7 @@ impl ExperimentSpec {
             None => Metric::Map,
         };
         check_name(&raw.name).map_err(|e| bad(format!("name {:?}: {e}", raw.name)))?;
+        let seed = seed_value("seed", raw.seed).map_err(&bad)?;
         if raw.datasets.is_empty() {
             return Err(bad("`datasets` is empty".into()));
         }
@@ -336,7 +339,7 @@ impl ExperimentSpec {
             paths,
             published: raw.published.map(|p| base.join(p)),
             folds: raw.folds,
-            seed: raw.seed,
+            seed,
             convention: raw.convention,
             algorithms,
             baseline: raw.baseline,
@@ -532,7 +535,9 @@ fn parse_datasets(values: &[toml::Value], base: &Path) -> std::result::Result<Pa
                     int("features", ltr_data::reader::MAX_UNDECLARED_FEATURES as u64)?.map(|n| n as usize);
                 let split_seed = match t.get("split_seed") {
                     None => None,
-                    Some(toml::Value::Integer(n)) => Some(*n as u64),
+                    Some(toml::Value::Integer(n)) => {
+                        Some(seed_value("split_seed", *n).map_err(|e| format!("{at}: {e}"))?)
+                    }
                     Some(other) => return Err(format!("{at}: `split_seed` must be an integer, not {other}")),
                 };
                 let missing_token = text("missing_token")?;
@@ -835,6 +840,12 @@ fn expand_grid(a: &RawAlgorithm) -> std::result::Result<Vec<AlgoConfig>, String>
     Ok(points)
 }
 
+/// A seed read from TOML (whose integers are signed) as the `u64` every run takes: a
+/// negative one is refused, never wrapped to a huge seed that would run quietly.
+fn seed_value(key: &str, n: i64) -> std::result::Result<u64, String> {
+    u64::try_from(n).map_err(|_| format!("`{key}` must be an integer in 0..={}, not {n}", i64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -946,6 +957,34 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         assert!(e.contains("x/spec.toml") && e.contains("sede"), "{e}");
         let e = err(&format!("{BASE}\n[[algorithms]]\nid = \"regression\"\n"));
         assert!(e.contains("used twice"), "{e}");
+    }
+
+    /// A seed is a `u64`; a negative one (TOML integers are signed) must not wrap to a huge
+    /// seed that runs quietly, but be refused with one line naming the key.
+    #[test]
+    fn negative_seeds_are_refused_naming_the_key() {
+        let e = err(&BASE.replace("seed = 1", "seed = -1"));
+        assert!(e.starts_with("x/spec.toml:") && e.contains("`seed`") && e.contains("-1"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        let with_split = |seed: &str| {
+            format!(
+                "name = \"t\"\nseed = 1\n\n[[datasets]]\nname = \"mine\"\npath = \"one.txt\"\n\
+                 split_seed = {seed}\n\n[[algorithms]]\nid = \"regression\"\n"
+            )
+        };
+        for bad in ["-1", "-9223372036854775808"] {
+            let e = err(&with_split(bad));
+            assert!(e.starts_with("x/spec.toml:") && e.contains("`split_seed`") && e.contains(bad), "{e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        // The largest seed TOML can write is kept as it is.
+        let max = i64::MAX.to_string();
+        let s = ExperimentSpec::parse(&with_split(&max), Path::new("t.toml")).unwrap();
+        assert_eq!(s.paths[0].split_seed, Some(i64::MAX as u64));
+        let s =
+            ExperimentSpec::parse(&BASE.replace("seed = 1", &format!("seed = {max}")), Path::new("t.toml"))
+                .unwrap();
+        assert_eq!(s.seed, i64::MAX as u64);
     }
 
     #[test]

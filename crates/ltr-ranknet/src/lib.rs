@@ -241,11 +241,6 @@ impl RankNet {
         &self.settings
     }
 
-    /// The pair lambda settings.
-    pub fn lambda_config(&self) -> &LambdaConfig {
-        &self.config
-    }
-
     /// Fits and also reports what training did.
     pub fn fit_with_report(
         &self,

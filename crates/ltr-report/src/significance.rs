@@ -384,11 +384,6 @@ impl Significance {
         }
     }
 
-    /// The letter of an algorithm on a dataset.
-    pub fn letter_of(&self, dataset: &str, algorithm: &str) -> Option<String> {
-        self.order.get(dataset)?.iter().position(|x| x == algorithm).map(letter)
-    }
-
     /// One paragraph that says what the marks mean.
     pub fn explanation(&self) -> String {
         let how = if self.all_pairs {
