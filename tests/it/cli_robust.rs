@@ -257,21 +257,6 @@ fn a_synth_on_a_full_disk_leaves_no_file_behind() {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
-/// `cmd`'s output, or a failure if it has not finished within `secs` seconds (it is killed).
-fn output_within(cmd: &mut Command, secs: u64) -> Output {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed().as_secs() >= secs {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("{cmd:?} still running after {secs} s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
 /// The failure of `what`: no crash, a non-zero status, and a first line `error: ...` that
 /// contains `needle`.
 fn assert_clear_error(what: &str, out: &Output, needle: &str) {
@@ -291,7 +276,7 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
     let (data, model) = trained(d);
     let huge = "18446744073709551615";
 
-    let out = output_within(
+    let out = crate::common::output_within(
         ltr()
             .args(["train", "regression", "--features", huge, "--train"])
             .arg(&data)
@@ -302,7 +287,7 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
     assert_clear_error("train --features", &out, "--features");
 
     let metric = format!("ndcg@{huge}");
-    let out = output_within(
+    let out = crate::common::output_within(
         ltr()
             .args(["train", "regression", "--metric", &metric, "--train"])
             .arg(&data)
@@ -325,10 +310,12 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = output_within(ltr().arg("eval").arg(&data).arg(&scores).args(["--max-k", huge]), 60);
+    let out =
+        crate::common::output_within(ltr().arg("eval").arg(&data).arg(&scores).args(["--max-k", huge]), 60);
     assert_clear_error("eval --max-k", &out, "--max-k");
 
-    let out = output_within(ltr().args(["--threads", huge, "eval"]).arg(&data).arg(&scores), 60);
+    let out =
+        crate::common::output_within(ltr().args(["--threads", huge, "eval"]).arg(&data).arg(&scores), 60);
     assert_clear_error("--threads", &out, "--threads");
 
     // A model file that declares 10^12 features (its weights say 3).
@@ -336,7 +323,7 @@ fn absurd_sizes_in_flags_and_model_files_fail_with_one_clear_line() {
     assert!(text.contains(r#""n_features":3"#), "{text}");
     let big = d.join("big.json");
     std::fs::write(&big, text.replace(r#""n_features":3"#, r#""n_features":1000000000000"#)).unwrap();
-    let out = output_within(
+    let out = crate::common::output_within(
         ltr().args(["predict", "--model"]).arg(&big).arg("--data").arg(&data).arg("--scores").arg(&scores),
         60,
     );
@@ -429,7 +416,7 @@ fn special_files_given_as_inputs_are_refused_at_once_naming_them() {
         for (what, args) in cases {
             let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
             let what = format!("{what} {}", special.display());
-            let out = output_within(&mut ltr_in_4gib(&args), 30);
+            let out = crate::common::output_within(&mut ltr_in_4gib(&args), 30);
             assert_clear_error(&what, &out, &special.display().to_string());
             assert!(stderr(&out).contains("not a regular file"), "{what}: {}", stderr(&out));
         }

@@ -4,7 +4,7 @@
 //! leaves out, and spec arguments that are paths.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use crate::harness::Env;
 
@@ -224,7 +224,7 @@ fn a_huge_grid_is_refused_at_any_max_cells_without_allocating() {
         vec!["plan", spec, "--no-fetch", "--out", "plan", "--max-cells", &max],
     ] {
         let mut cmd = env.command(&args, None);
-        let out = within(&mut cmd, 60);
+        let out = crate::common::output_within(&mut cmd, 60);
         let errs = errors(&out);
         assert_eq!(errs.len(), 1, "{}", text(&out));
         assert!(errs[0].contains("1000000000000") && errs[0].contains("lambdamart"), "{}", errs[0]);
@@ -253,26 +253,11 @@ fn a_plan_of_more_grid_points_than_it_holds_is_refused_at_any_max_cells() {
     );
     let max = u64::MAX.to_string();
     let mut cmd = env.command(&["plan", spec.to_str().unwrap(), "--out", "plan", "--max-cells", &max], None);
-    let out = within(&mut cmd, 120);
+    let out = crate::common::output_within(&mut cmd, 120);
     let errs = errors(&out);
     assert_eq!(errs.len(), 1, "{}", text(&out));
     assert!(errs[0].contains("600000 grid points") && errs[0].contains("500000"), "{}", errs[0]);
     assert!(!env.path("plan/cells.jsonl").exists());
-}
-
-/// `cmd`'s output; a failure if it has not finished within `secs` seconds (it is killed).
-fn within(cmd: &mut Command, secs: u64) -> Output {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed().as_secs() >= secs {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("{cmd:?} still running after {secs} s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
 }
 
 /// Two `--data` inputs with one stem (`exp1/mine.txt`, `exp2/mine.txt`), and two whose stems

@@ -187,3 +187,19 @@ pub fn toy_fold(dir: &Path) {
         std::fs::write(dir.join(format!("{split}.txt")), text).unwrap();
     }
 }
+
+/// `cmd`'s output, or a failure if it has not finished within `secs` seconds (it is killed).
+pub fn output_within(cmd: &mut std::process::Command, secs: u64) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{cmd:?} still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
