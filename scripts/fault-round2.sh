@@ -268,6 +268,22 @@ rehash() {
         { echo "an input file is not its original after the run (script fault)" >&2; exit 1; }
 }
 
+# Rehashes the inputs, verifies $store with the original and with the edited content of $f
+# in place, and adds to `misfits` every record that differs from its oracle.
+check_store() {
+    rehash
+    local st
+    st=$(store_of "$store")
+    if [ -n "$st" ] && [ "$st" != . ]; then
+        bad_keys "$st" > bad-orig.txt
+        put "$f" "$copy" rename
+        bad_keys "$st" > bad-edit.txt
+        put "$f" "pristine/$f" rename
+        rehash
+        mapfile -t -O "${#misfits[@]}" misfits < <(misfiled "$st" "$(store_of "e-$e")" "$(store_of o1)" bad-orig.txt bad-edit.txt)
+    fi
+}
+
 caught=0
 landed=0
 for i in $(seq 1 "$edits"); do
@@ -312,17 +328,8 @@ for i in $(seq 1 "$edits"); do
     fi
     # Rehash the inputs, verify with the original and with the edited content in place, compare
     # every record with its oracle.
-    rehash
-    st=$(store_of "$store")
     misfits=()
-    if [ -n "$st" ] && [ "$st" != . ]; then
-        bad_keys "$st" > bad-orig.txt
-        put "$f" "$copy" rename
-        bad_keys "$st" > bad-edit.txt
-        put "$f" "pristine/$f" rename
-        rehash
-        mapfile -t misfits < <(misfiled "$st" "$(store_of "e-$e")" "$(store_of o1)" bad-orig.txt bad-edit.txt)
-    fi
+    check_store
     # The rerun, files restored: the clean run's report.
     limit=$run_limit
     run_ltr "$store-rerun" edit run --data ohsumed "${data_args[@]}" --results "$store" --out "$store"
@@ -337,16 +344,7 @@ for i in $(seq 1 "$edits"); do
         if grep -q -F "$f" "$store-rerun.err"; then outcome="$outcome; rerun failed naming $f"
         else bump other edit; outcome="$outcome; rerun FAILED"; tail -n 3 "$store-rerun.err" >&2; fi
     fi
-    rehash
-    st=$(store_of "$store")
-    if [ -n "$st" ] && [ "$st" != . ]; then
-        bad_keys "$st" > bad-orig.txt
-        put "$f" "$copy" rename
-        bad_keys "$st" > bad-edit.txt
-        put "$f" "pristine/$f" rename
-        rehash
-        mapfile -t -O "${#misfits[@]}" misfits < <(misfiled "$st" "$(store_of "e-$e")" "$(store_of o1)" bad-orig.txt bad-edit.txt)
-    fi
+    check_store
     n=$(printf '%s\n' "${misfits[@]}" | sort -u | grep -c . || true)
     bump wrong edit "$n"
     note "edit $i: $f labels mirrored ($how) $(secs "$delay") s in for $(secs "$hold") s: run exit $first_rc, $outcome; rerun reused ${reused:-?}; $n misfiled"
