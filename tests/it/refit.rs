@@ -74,7 +74,10 @@ fn ltr_train_refits_a_stored_cell_byte_for_byte_by_its_key_and_by_the_plain_form
         let mut args = words[1..].to_vec();
         args.extend(["--model", &plain]);
         ok(&env.ltr(&args, None), &format!("{id}: {command}"));
-        assert!(std::fs::read(env.path(&plain)).unwrap() == stored, "{id}: the plain form gives another model");
+        assert!(
+            std::fs::read(env.path(&plain)).unwrap() == stored,
+            "{id}: the plain form gives another model"
+        );
 
         // The seed matters: with the run's master seed instead, the model is another.
         let seed_at = args.iter().position(|w| *w == "--seed").unwrap();
@@ -87,9 +90,13 @@ fn ltr_train_refits_a_stored_cell_byte_for_byte_by_its_key_and_by_the_plain_form
 
     let help = ok(&env.ltr(&["train", "--help"], None), "help");
     assert!(help.contains("--cell KEY --results DIR") && help.contains("derived"), "{help}");
-    let unknown = env.ltr(&["train", "--cell", "ffffffff", "--results", "results", "--model", "x.json"], None);
+    let unknown =
+        env.ltr(&["train", "--cell", "ffffffff", "--results", "results", "--model", "x.json"], None);
     let err = String::from_utf8_lossy(&unknown.stderr);
-    assert!(!unknown.status.success() && err.contains("no cell ffffffff") && err.contains("ltr cells"), "{err}");
+    assert!(
+        !unknown.status.success() && err.contains("no cell ffffffff") && err.contains("ltr cells"),
+        "{err}"
+    );
     let both = env.ltr(&["train", "crr", "--train", "t.txt", "--cell", "ab", "--model", "x.json"], None);
     assert_eq!(both.status.code(), Some(2), "{}", String::from_utf8_lossy(&both.stderr));
 }

@@ -173,18 +173,6 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
     })
 }
 
-/// How the protocol reads every file of a dataset: its width, missing-value token, clipping
-/// and line format.
-pub fn read_options(dataset: &DatasetInput) -> ReadOptions {
-    ReadOptions {
-        n_features: Some(dataset.features),
-        missing_token: dataset.missing_token.clone(),
-        clip: dataset.clip,
-        format: dataset.format,
-        ..ReadOptions::default()
-    }
-}
-
 /// Reads one file of a dataset as the protocol does: the dataset's width, missing-value token,
 /// clipping and line format, carrying the spec's evaluation convention. The bytes parsed are hashed in the
 /// same pass and must be the ones the file's recorded sha256 (part of every cell key) was
@@ -200,6 +188,18 @@ fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Re
     })?;
     let convention = Some(eval_config(spec, dataset).convention);
     Ok(read_file_as_hashed(&path, &opts, &f.sha256)?.dataset.with_convention(convention))
+}
+
+/// How the protocol reads every file of a dataset: its width, missing-value token, clipping
+/// and line format.
+pub fn read_options(dataset: &DatasetInput) -> ReadOptions {
+    ReadOptions {
+        n_features: Some(dataset.features),
+        missing_token: dataset.missing_token.clone(),
+        clip: dataset.clip,
+        format: dataset.format,
+        ..ReadOptions::default()
+    }
 }
 
 /// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
@@ -374,11 +374,11 @@ pub fn run_on_splits(
     let fit = |point: usize, config: &AlgoConfig, seed: u64| -> (ltr_core::Result<(f64, AnyModel)>, f64) {
         let t = Instant::now();
         let listener = progress.as_ref().map(|r| r.point(point, points));
-        let fitted = ltr_core::progress::fit(listener, || fit_point(config, &splits.train, Some(&valid), seed))
-            .and_then(|model| {
-                let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
-                Ok((v, model))
-            });
+        let one = || fit_point(config, &splits.train, Some(&valid), seed);
+        let fitted = ltr_core::progress::fit(listener, one).and_then(|model| {
+            let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
+            Ok((v, model))
+        });
         let secs = prepared + t.elapsed().as_secs_f64();
         match &fitted {
             Ok((v, _)) => log::debug!(

@@ -1,6 +1,7 @@
 //! `ltr cells RESULTS [--dataset D] [--algorithm A] [--fold K] [--all] [--format F]`: which
 //! cell of a result store is which dataset, fold and algorithm, with its selected parameters,
-//! its validation and test value, and the paths of its model and scores.
+//! its validation and test value, and the paths of its model and scores; as JSON or CSV also
+//! its model's seed and the `ltr train` command that fits that model again.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,7 +85,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         for key in keys {
             match store.check(&key) {
-                CellCheck::Sound(record) if wanted(&args, &record) => rows.push(row(&store, &record, datasets)),
+                CellCheck::Sound(record) if wanted(&args, &record) => {
+                    rows.push(row(&store, &record, datasets))
+                }
                 CellCheck::Sound(_) => {}
                 CellCheck::Missing => {
                     let name = run.as_ref().and_then(|r| {
@@ -191,7 +194,8 @@ fn field(s: &str) -> String {
 
 fn csv(rows: &[Row]) -> String {
     let mut out =
-        "store,key,dataset,fold,algorithm,id,params,metric,validation,test,model,scores,seed,train\n".to_owned();
+        "store,key,dataset,fold,algorithm,id,params,metric,validation,test,model,scores,seed,train\n"
+            .to_owned();
     for r in rows {
         let cells = [
             field(&r.store),

@@ -148,15 +148,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             println!("the model of cell {} ({}), byte for byte: {}", c.key, c.name, c.model.display());
         } else {
             eprintln!(
-                "warning: the model differs from the stored one of cell {} ({}): {}; it was computed by \
-                 another build of ltr, or its files changed",
+                "warning: the model differs from the stored one of cell {} ({}): {}: another build of ltr \
+                 computed it (its files are the run's, checked by their sha256)",
                 c.key,
                 c.name,
                 c.model.display()
             );
         }
         match c.command {
-            Ok(command) => println!("the same model: {command} --model {}", shell_word(&args.model.to_string_lossy())),
+            Ok(command) => {
+                println!("the same model: {command} --model {}", shell_word(&args.model.to_string_lossy()))
+            }
             Err(why) => println!("no plain `ltr train` command gives the same model: {why}"),
         }
     }
@@ -190,7 +192,10 @@ fn fit(job: &Job) -> anyhow::Result<ModelFile> {
             Some(s) => read_file_as_hashed(path, &job.read, s),
             None => read_file(path, &job.read),
         };
-        Ok(loaded.with_context(|| format!("reading {}", path.display()))?.dataset.with_convention(job.convention))
+        Ok(loaded
+            .with_context(|| format!("reading {}", path.display()))?
+            .dataset
+            .with_convention(job.convention))
     };
     let (train_sha, vali_sha) = job.sha256.as_ref().map(|(t, v)| (t.as_str(), v.as_str())).unzip();
     let train = read(&job.train, train_sha)?;
@@ -440,7 +445,6 @@ pub(crate) fn plain_command(job: &Job) -> Result<String, String> {
 /// `s` as one word of a POSIX shell command: as it is when it holds no character the shell
 /// treats specially, else in single quotes.
 fn shell_word(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+%".contains(c));
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+%".contains(c));
     if plain { s.to_owned() } else { format!("'{}'", s.replace('\'', r"'\''")) }
 }
