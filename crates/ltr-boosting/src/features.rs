@@ -23,6 +23,13 @@ impl WeakRanker for FeatureRanker {
     fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()> {
         ltr_core::check_feature(what, self.feature, n_features)
     }
+
+    fn add_weights(&self, alpha: f64, weights: &mut [f64]) -> Result<(), &'static str> {
+        if let Some(w) = weights.get_mut(self.feature) {
+            *w += if self.negated { -alpha } else { alpha };
+        }
+        Ok(())
+    }
 }
 
 /// Every feature of a dataset as a candidate (and, with `negated`, every sign-flipped one
