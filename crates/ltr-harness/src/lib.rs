@@ -12,7 +12,6 @@
 //! * [`cluster`]: a spec's cells as tasks for Slurm, Kubernetes or GNU parallel, and the
 //!   merge of the stores they fill.
 //! * [`code`]: the source hashes of the crates a cell's numbers go through (build time).
-//! * [`fuzz`]: structure-aware fuzzing of model files and specs.
 //! * [`limits`]: the algorithms refused above a training size, checked when a spec loads.
 //! * [`feature_scale`]: which algorithms depend on feature scales, and the warning for data
 //!   whose features look unnormalised.
@@ -26,7 +25,6 @@ pub mod cluster;
 pub mod code;
 mod error;
 pub mod feature_scale;
-pub mod fuzz;
 pub mod importance;
 pub mod limits;
 pub mod progress;
