@@ -24,6 +24,7 @@ pub mod reader;
 pub mod resolved;
 pub mod scores;
 pub mod split;
+pub mod trec;
 
 pub use error::{DataError, DenseLimit, ParseErrorKind};
 pub use manifest::{Manifest, Split};
