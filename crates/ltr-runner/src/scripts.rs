@@ -69,7 +69,7 @@ pub struct Engines {
     pub parallel: usize,
     /// Cores per task.
     pub cpus_per_task: usize,
-    /// Time limit of one task, minutes ([`time_limit_minutes`]).
+    /// Time limit of one task, minutes ([`crate::plan::time_limit_minutes`]).
     pub time_limit_minutes: u64,
     /// The container image of the Kubernetes Job.
     pub image: String,

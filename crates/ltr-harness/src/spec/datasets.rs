@@ -9,7 +9,7 @@ use ltr_data::reader::{LabelRounding, LineFormat};
 use ltr_metrics::Convention;
 use serde::Serialize;
 
-/// A dataset given by path: a user's own LETOR data (see [`ExperimentSpec::paths`]).
+/// A dataset given by path: a user's own LETOR data (see `ExperimentSpec::paths`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PathDataset {
     /// Name in reports.
