@@ -37,12 +37,12 @@ report collection:
 check collection:
     cargo run --release --locked -- check --baseline reports/baselines/{{collection}}.json
 
-# Structure-aware fuzzing of every parser: LETOR files, score files (ltr_data::fuzz), model
-# files of every algorithm and experiment specs (ltr_harness::fuzz). `cases` per target, four
+# Structure-aware fuzzing of every parser: LETOR files, score files (ltr_fuzz::data), model
+# files of every algorithm and experiment specs (ltr_fuzz::harness). `cases` per target, four
 # targets: 1,000,000 inputs in all by default (about 3 minutes on 2 cores); prints each
 # target's count and share of inputs that parsed; fails on any panic or disagreement.
 fuzz cases="250000":
-    LTR_FUZZ_CASES={{cases}} cargo test --profile fast --locked -p ltr-data -p ltr-harness --lib -- --ignored --nocapture fuzz_a_million
+    LTR_FUZZ_CASES={{cases}} cargo test --profile fast --locked -p ltr-fuzz --lib -- --ignored --nocapture fuzz_a_million
 
 # What CI runs (.ci/run).
 ci:

@@ -3,9 +3,10 @@
 //! a single `ltr run`'s byte for byte; a task whose data is not the plan's refuses to run; the
 //! Kubernetes Job is pinned and parses as YAML.
 
-use ltr_harness::cluster::{Engines, Plan, PlanSpec, k8s_job};
-use ltr_harness::runner::DatasetStatus;
 use ltr_harness::spec::{BUILTIN, ExperimentSpec};
+use ltr_runner::plan::{Plan, PlanSpec};
+use ltr_runner::runner::DatasetStatus;
+use ltr_runner::scripts::{Engines, k8s_job};
 use serde_json::Value;
 
 use crate::common::{installed, root};
@@ -163,7 +164,7 @@ fn the_kubernetes_job_is_pinned_and_is_an_indexed_job_running_the_tasks() {
     let text = BUILTIN.iter().find(|(n, _)| *n == "letor3").unwrap().1;
     let select = (["OHSUMED".to_owned()], ["regression".to_owned(), "ranksvm".to_owned()]);
     let ps = PlanSpec { spec: &spec, text, datasets: &select.0, algorithms: &select.1, manifest: None };
-    let plan = Plan::new(&ps, &data, &ltr_harness::CodeHashes::builtin(), 3).unwrap();
+    let plan = Plan::new(&ps, &data, &ltr_runner::CodeHashes::builtin(), 3).unwrap();
     let engines = Engines {
         plan_dir: "/shared/ltr/plan".into(),
         results: "/shared/ltr/results".into(),

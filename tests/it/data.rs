@@ -138,8 +138,8 @@ fn folds_built_from_the_parsed_subsets_equal_the_fold_files() {
 fn a_file_edited_after_resolution_fails_its_cells_and_nothing_is_stored_under_its_key() {
     use ltr_harness::ExperimentSpec;
     use ltr_harness::protocol::{self, Subsets};
-    use ltr_harness::runner::{DatasetStatus, NoProgress, RunOptions, run};
-    use ltr_harness::store::{CellCheck, ResultStore};
+    use ltr_runner::runner::{DatasetStatus, NoProgress, RunOptions, run};
+    use ltr_runner::store::{CellCheck, ResultStore};
     use sha2::{Digest, Sha256};
 
     let dir = tempfile::tempdir().unwrap();

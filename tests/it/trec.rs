@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ltr_harness::trec::{evaluation_input, parse_qrels, parse_run, qrels_file, run_file};
+use ltr_data::trec::{evaluation_input, parse_qrels, parse_run, qrels_file, run_file};
 use ltr_metrics::{Convention, EvalConfig, NoRelevant, evaluate_dataset};
 
 use crate::common::{fold_file, golden_dir, root};

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use ltr_core::progress::{Fit, Progress};
-use ltr_harness::progress::{CellDone, Estimate, duration};
+use ltr_runner::progress::{CellDone, Estimate, duration};
 
 /// Whether progress bars should be drawn.
 pub fn enabled() -> bool {
@@ -179,7 +179,7 @@ impl RunBar {
     }
 }
 
-impl ltr_harness::runner::RunProgress for RunBar {
+impl ltr_runner::runner::RunProgress for RunBar {
     fn start(&self, total: usize, cached: usize) {
         self.fits.state.lock().unwrap_or_else(PoisonError::into_inner).shown = Instant::now();
         if !self.fits.terminal {

@@ -13,12 +13,10 @@
 //!   training split and applied to any split.
 //! * [`split`]: one file split into query-disjoint subsets and rotated into folds.
 //! * [`scores`]: one-score-per-line files (and RankLib's layout).
-//! * [`fuzz`]: structure-aware fuzzing of the reader and the score-file parser.
 
 pub mod embedded;
 mod error;
 pub mod folds;
-pub mod fuzz;
 pub mod local;
 pub mod manifest;
 pub mod normalize;
@@ -26,6 +24,7 @@ pub mod reader;
 pub mod resolved;
 pub mod scores;
 pub mod split;
+pub mod trec;
 
 pub use error::{DataError, DenseLimit, ParseErrorKind};
 pub use manifest::{Manifest, Split};

@@ -28,6 +28,7 @@ pub mod fetcher;
 mod holdout;
 mod http;
 pub mod local;
+pub mod lock;
 mod mirror;
 pub mod options;
 mod progress;

@@ -53,20 +53,6 @@ pub enum HarnessError {
     /// Model or core error.
     #[error(transparent)]
     Core(#[from] ltr_core::Error),
-    /// The result store.
-    #[error("result store {}: {reason}", path.display())]
-    Store {
-        /// The file or folder.
-        path: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
-    /// A spec whose datasets yield no cell at all (every dataset unavailable, no such fold).
-    #[error("{reason}")]
-    NothingToRun {
-        /// Why, naming each dataset.
-        reason: String,
-    },
     /// A value that must serialise to be hashed (a cell key, a seed) and did not.
     #[error("cannot serialise {what}: {reason}")]
     Serialize {
@@ -75,36 +61,6 @@ pub enum HarnessError {
         /// The serialiser's message.
         reason: String,
     },
-    /// A cluster plan folder that cannot be written or read, or a task that must not run.
-    #[error("plan {}: {reason}", dir.display())]
-    Plan {
-        /// The plan folder or file (the spec name when none is at hand).
-        dir: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A TREC run or qrels file that cannot be written or read back.
-    #[error("{source_name}{}: {reason}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-    Trec {
-        /// The file (or data) concerned.
-        source_name: String,
-        /// The 1-based line, when one is at fault.
-        line: Option<usize>,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The code hash table lacks a crate (the build script and the registry disagree).
-    #[error("code hashes: {reason}")]
-    Code {
-        /// What is missing.
-        reason: String,
-    },
-}
-
-impl HarnessError {
-    pub(crate) fn store(path: impl Into<PathBuf>, reason: impl std::fmt::Display) -> Self {
-        Self::Store { path: path.into(), reason: reason.to_string() }
-    }
 }
 
 /// Result alias.

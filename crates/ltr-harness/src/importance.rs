@@ -1,6 +1,6 @@
 //! Feature importance of a fitted model ([`importance`]), and its top features for reports:
 //! of one fit ([`top_features`]) or averaged over folds ([`mean_top_features`], with the
-//! models of stored cells from [`cell_model`]).
+//! models of stored cells, which `ltr-runner`'s store loads).
 //!
 //! What each model offers is its own to say ([`ltr_core::Ranker::feature_weights`]):
 //!
@@ -193,16 +193,6 @@ pub fn mean_top_features(fits: &[Importance], n: usize) -> Option<Vec<TopFeature
     out.sort_by(|a, b| b.share.total_cmp(&a.share).then(a.feature.cmp(&b.feature)));
     out.truncate(n);
     Some(out)
-}
-
-/// The selected model of a stored cell (its `.model.json`, either layout:
-/// [`crate::store::ResultStore::load_model`]), for [`importance`]. Read as the store verified
-/// it: call after [`crate::store::ResultStore::load`] found the cell sound.
-///
-/// # Errors
-/// The model file missing, unreadable, or not a valid model.
-pub fn cell_model(store: &crate::store::ResultStore, key: &str) -> Result<AnyModel> {
-    store.load_model(key)
 }
 
 fn share(x: f64, total: f64) -> f64 {

@@ -10,8 +10,8 @@
 //! * [`aggregate`]: the cell frame grouped by (dataset, algorithm) in first-appearance order:
 //!   fold count, mean and sample standard deviation of every metric.
 
-use ltr_harness::store::CellRecord;
 use ltr_metrics::Metric;
+use ltr_runner::store::CellRecord;
 use polars::prelude::*;
 use polars_io::SerWriter;
 use polars_io::csv::write::CsvWriter;

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use ltr_core::AlgorithmInfo;
-use ltr_harness::runner::{DatasetStatus, FailedCell};
 use ltr_metrics::{Convention, Metric};
+use ltr_runner::runner::{DatasetStatus, FailedCell};
 use serde::Serialize;
 
 use crate::aggregate::{Aggregate, FoldRow, METRICS};

@@ -32,11 +32,11 @@ mod values;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ltr_harness::CodeHashes;
-use ltr_harness::runner::{DatasetStatus, RunRecord};
 use ltr_harness::spec::ExperimentSpec;
-use ltr_harness::store::{CellCheck, CellRecord, CellTiming, ResultStore, cell_key};
 use ltr_metrics::Convention;
+use ltr_runner::CodeHashes;
+use ltr_runner::runner::{DatasetStatus, RunRecord};
+use ltr_runner::store::{CellCheck, CellRecord, CellTiming, ResultStore, cell_key};
 
 pub use aggregate::{Aggregate, FoldRow, METRICS};
 pub use check::{CheckOutcome, MeanRow, MeansFile, Moved, compare};
@@ -66,6 +66,9 @@ pub enum ReportError {
     /// From the harness.
     #[error(transparent)]
     Harness(#[from] ltr_harness::HarnessError),
+    /// The runner or the result store.
+    #[error(transparent)]
+    Runner(#[from] ltr_runner::RunnerError),
     /// Cells the report needs are missing or damaged (and a partial report was not asked for).
     #[error("{}", missing_message(.0))]
     MissingCells(Vec<MissingCell>),
@@ -178,10 +181,10 @@ pub struct TopFeatureRow {
 /// The top-feature rows of `cells` (sound cells, report order): for each dataset and entry
 /// of an algorithm in [`TOP_FEATURE_ALGORITHMS`], the selected models of its folds.
 fn top_feature_rows(store: &ResultStore, cells: &[CellRecord]) -> Result<Vec<TopFeatureRow>, ReportError> {
-    use ltr_harness::importance::{Importance, cell_model, importance, mean_top_features};
+    use ltr_harness::importance::{Importance, importance, mean_top_features};
     let mut groups: Vec<((String, String), Vec<Importance>)> = Vec::new();
     for c in cells.iter().filter(|c| TOP_FEATURE_ALGORITHMS.contains(&c.algorithm.as_str())) {
-        let fit = importance(&cell_model(store, &c.key)?, None)?;
+        let fit = importance(&store.load_model(&c.key)?, None)?;
         let id = (c.dataset.clone(), c.label.clone());
         match groups.iter_mut().find(|(k, _)| *k == id) {
             Some((_, fits)) => fits.push(fit),
@@ -207,8 +210,8 @@ impl ReportInput {
     ///
     /// The expected cells are every algorithm of the spec on every fold of the spec, for each
     /// dataset of the spec that the run record (`run.json`) lists as run; each is found by
-    /// its key under this build's code ([`ltr_harness::store::cell_key`]), exactly as
-    /// `ltr run` looks for it, and checked ([`ltr_harness::store::verify_cell`]). One that is
+    /// its key under this build's code ([`ltr_runner::store::cell_key`]), exactly as
+    /// `ltr run` looks for it, and checked ([`ltr_runner::store::verify_cell`]). One that is
     /// absent or damaged is listed in [`ReportInput::missing`]. A dataset recorded as
     /// unavailable expects no cells; one the record does not list is in
     /// [`ReportInput::not_run`].
@@ -473,13 +476,13 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
     let mut written = Vec::new();
     for (ext, text) in [("md", &report.markdown), ("json", &report.json), ("csv", &report.csv)] {
         let path = dir.join(format!("{name}.{ext}"));
-        ltr_harness::store::write_atomic(&path, text.as_bytes())?;
+        ltr_runner::store::write_atomic(&path, text.as_bytes())?;
         written.push(path);
     }
     written.extend(per_query::write(&report.per_query, &dir.join(name))?);
     for p in &report.plots {
         let path = dir.join(name).join(&p.file);
-        ltr_harness::store::write_atomic(&path, p.svg.as_bytes())?;
+        ltr_runner::store::write_atomic(&path, p.svg.as_bytes())?;
         written.push(path);
     }
     Ok(written)
@@ -488,8 +491,8 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use ltr_harness::store::{FORMAT, GridPoint};
     use ltr_metrics::{Criterion, EvalConfig, Metric};
+    use ltr_runner::store::{FORMAT, GridPoint};
     use polars::prelude::*;
 
     use super::*;

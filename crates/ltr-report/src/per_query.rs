@@ -60,7 +60,7 @@ pub fn write(frame: &DataFrame, dir: &Path) -> Result<Vec<PathBuf>, ReportError>
     ];
     for (file, bytes) in files {
         let path = dir.join(file);
-        ltr_harness::store::write_atomic(&path, &bytes)?;
+        ltr_runner::store::write_atomic(&path, &bytes)?;
         written.push(path);
     }
     Ok(written)

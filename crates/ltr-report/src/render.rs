@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use ltr_harness::runner::DatasetStatus;
 use ltr_metrics::{Convention, Metric};
+use ltr_runner::runner::DatasetStatus;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
@@ -440,7 +440,7 @@ pub(crate) fn markdown(
                         Some(c) => {
                             let chosen = c.grid.get(c.chosen);
                             let varied = varied_params(a.grid.iter().map(|g| g.params_json()).collect());
-                            let shown = |g: Option<&ltr_harness::store::GridPoint>| {
+                            let shown = |g: Option<&ltr_runner::store::GridPoint>| {
                                 let params = g.map(|g| g.config.params_json()).unwrap_or_default();
                                 let shown: Vec<String> = varied
                                     .iter()

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ltr_data::resolved::DatasetStatus;
-use ltr_harness::runner::RunRecord;
-use ltr_harness::store::{CellCheck, CellRecord, ResultStore};
+use ltr_runner::runner::RunRecord;
+use ltr_runner::store::{CellCheck, CellRecord, ResultStore};
 use serde::Serialize;
 
 /// Output formats.

@@ -1,11 +1,12 @@
 //! `ltr collect --plan DIR --into RESULTS STORE...`: the stores a plan's tasks filled, merged
-//! into one that `ltr report` renders ([`ltr_harness::cluster::collect`]).
+//! into one that `ltr report` renders ([`ltr_runner::collect::collect`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ltr_harness::cluster::{Plan, array_list, collect};
-use ltr_harness::store::ResultStore;
+use ltr_runner::collect::{array_list, collect};
+use ltr_runner::plan::Plan;
+use ltr_runner::store::ResultStore;
 
 /// Arguments of `ltr collect`.
 #[derive(Debug, clap::Args)]

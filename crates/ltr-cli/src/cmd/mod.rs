@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use ltr_fetch::{FetchOptions, Mirror};
-use ltr_harness::store::ResultStore;
+use ltr_runner::store::ResultStore;
 
 /// Where data comes from (shared by fetch, run and reproduce). The environment is read here
 /// and only here; the libraries get plain [`FetchOptions`].

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ltr_data::manifest::Manifest;
-use ltr_harness::runner::{DatasetStatus, RunOptions, RunRecord};
 use ltr_harness::spec::{BUILTIN, ExperimentSpec, SpecLimits};
-use ltr_harness::store::ResultStore;
 use ltr_report::{Published, ReportInput};
+use ltr_runner::runner::{DatasetStatus, RunOptions, RunRecord};
+use ltr_runner::store::ResultStore;
 
 use crate::cmd::ReportArgs;
 use crate::progress::RunBar;
@@ -189,7 +189,7 @@ impl Pipeline {
             .with_context(|| format!("opening the result store under {}", results.display()))?;
         let bar = RunBar::new();
         let opts = RunOptions { force, ..RunOptions::new(crate::cmd::binary_sha256()) };
-        let record = ltr_harness::runner::run(&self.spec, datasets, &store, &opts, &bar);
+        let record = ltr_runner::runner::run(&self.spec, datasets, &store, &opts, &bar);
         bar.finish();
         let record = record?;
         println!(

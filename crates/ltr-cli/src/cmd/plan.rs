@@ -1,14 +1,15 @@
 //! `ltr plan SPEC --out DIR`: a spec's cells cut into tasks, with the files that hand them to
-//! Slurm, Kubernetes or GNU parallel ([`ltr_harness::cluster`]).
+//! Slurm, Kubernetes or GNU parallel ([`ltr_runner::plan`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use ltr_harness::cluster::{Engines, Plan, PlanSpec, time_limit_minutes};
 use ltr_harness::limits::SPEC_OVERRIDE;
 use ltr_harness::spec::SpecLimits;
-use ltr_harness::store::ResultStore;
+use ltr_runner::plan::{Plan, PlanSpec, time_limit_minutes};
+use ltr_runner::scripts::Engines;
+use ltr_runner::store::ResultStore;
 
 use crate::cmd::DataArgs;
 use crate::cmd::pipeline::{Pipeline, SpecArg, locate_spec};
@@ -100,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         OverLimit::Refuse(SPEC_OVERRIDE),
     )?;
     for d in &datasets {
-        if let ltr_harness::runner::DatasetStatus::Unavailable { name, reason } = d {
+        if let ltr_runner::runner::DatasetStatus::Unavailable { name, reason } = d {
             eprintln!("{name}: unavailable ({reason}); not planned");
         }
     }
@@ -113,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         manifest: manifest.as_deref(),
     };
     let k = usize::try_from(args.cells_per_task)?;
-    let plan = Plan::new(&ps, &datasets, &ltr_harness::CodeHashes::builtin(), k)?;
+    let plan = Plan::new(&ps, &datasets, &ltr_runner::CodeHashes::builtin(), k)?;
     // The tasks rebuild the spec from the plan: it must be this one.
     anyhow::ensure!(
         plan.spec(&limits)? == pipeline.spec,

@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use ltr_core::Dataset;
 use ltr_data::{ReadOptions, read_file};
 use ltr_harness::ModelFile;
-use ltr_harness::store::format_scores;
+use ltr_runner::store::format_scores;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--run-name applies to --format trec only");
     }
     if let Some(name) = &args.run_name {
-        ltr_harness::trec::check_run_name(name)?;
+        ltr_data::trec::check_run_name(name)?;
     }
     refuse_overwriting_inputs(
         ("--scores", &args.scores),
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Scores => format_scores(&scores),
         Format::Trec => {
             let name = args.run_name.as_deref().unwrap_or(file.model.id());
-            ltr_harness::trec::run_file(&data, &scores, name, &args.data.display().to_string())?
+            ltr_data::trec::run_file(&data, &scores, name, &args.data.display().to_string())?
         }
     };
     ltr_core::write_atomic(&args.scores, text.as_bytes())
@@ -134,7 +134,7 @@ pub(crate) fn read_model(path: &Path) -> anyhow::Result<ModelFile> {
         .with_context(|| format!("reading {}", path.display()))?;
     ModelFile::from_json(&text).map_err(|e| {
         // Result stores written before they held model files keep the bare model.
-        if ltr_harness::store::read_model_any(&text).is_ok() {
+        if ltr_runner::store::read_model_any(&text).is_ok() {
             anyhow::anyhow!(
                 "{}: a bare model, as result stores of earlier versions of ltr hold them, without the \
                  parameters and width of a model file; `ltr run --force` over its spec recomputes its cell \

@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let data = read_file(&args.feature_file, &ReadOptions::default())
         .with_context(|| format!("reading feature file {source}"))?
         .dataset;
-    let text = ltr_harness::trec::qrels_file(&data, &source)?;
+    let text = ltr_data::trec::qrels_file(&data, &source)?;
     match &args.out {
         Some(out) => {
             ltr_core::write_atomic(out, text.as_bytes())

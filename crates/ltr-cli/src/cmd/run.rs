@@ -8,9 +8,9 @@ use ltr_data::manifest::Manifest;
 use ltr_fetch::Source;
 use ltr_fetch::local::{LocalRequest, resolve_local};
 use ltr_harness::limits::SPEC_OVERRIDE;
-use ltr_harness::runner::{DatasetStatus, RunRecord};
 use ltr_harness::spec::{DataOptions, ExperimentSpec, PathDataset, SpecLimits};
 use ltr_metrics::DEFAULT_CONVENTION;
+use ltr_runner::runner::{DatasetStatus, RunRecord};
 
 use crate::cmd::pipeline::Pipeline;
 use crate::cmd::{DataArgs, ReportArgs, fetch};

@@ -1,4 +1,4 @@
-//! `ltr run-cell --plan DIR --task N`: one task of a plan ([`ltr_harness::cluster`]), as a
+//! `ltr run-cell --plan DIR --task N`: one task of a plan ([`ltr_runner::plan`]), as a
 //! Slurm array task, a Kubernetes Job index or a GNU parallel job runs it.
 
 use std::path::PathBuf;
@@ -6,11 +6,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use ltr_harness::cluster::{FetchLock, Plan, check_task_data, task_cells_here};
+use ltr_fetch::lock::FetchLock;
 use ltr_harness::limits::SPEC_OVERRIDE;
-use ltr_harness::runner::{NoProgress, PlannedCell, RunOptions, run_cells};
 use ltr_harness::spec::SpecLimits;
-use ltr_harness::store::ResultStore;
+use ltr_runner::plan::{Plan, check_task_data, task_cells_here};
+use ltr_runner::runner::{NoProgress, PlannedCell, RunOptions, run_cells};
+use ltr_runner::store::ResultStore;
 
 use crate::cmd::DataArgs;
 use crate::cmd::pipeline::Pipeline;
@@ -99,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Nothing is computed, nor the store touched, unless every file and key is the plan's.
     check_task_data(&plan, task, &datasets)?;
-    let code = ltr_harness::CodeHashes::builtin();
+    let code = ltr_runner::CodeHashes::builtin();
     let cells = task_cells_here(&plan, task, &spec, &datasets, &code)?;
     let store = ResultStore::open(&args.results, &spec.name)
         .with_context(|| format!("opening the result store under {}", args.results.display()))?;

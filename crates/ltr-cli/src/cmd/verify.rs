@@ -8,7 +8,7 @@ use anyhow::bail;
 use ltr_data::manifest::{BUILTIN, Manifest};
 use ltr_fetch::DataCache;
 use ltr_fetch::cache::Check;
-use ltr_harness::store::verify_store;
+use ltr_runner::verify::verify_store;
 
 use crate::cmd::DataArgs;
 

@@ -17,23 +17,23 @@
 //! A record holds the sha256 of its scores and model files and of itself
 //! ([`CellRecord::record_sha256`]); a cell counts as done only when all three match
 //! ([`verify_cell`]), so a deleted, truncated or edited file is recomputed, never reused.
-//! [`reevaluate`] goes further: it scores the test file again from the saved scores and the
-//! saved model and compares every number with the record.
+//! `verify::reevaluate` goes further: it scores the test file again from the saved scores and
+//! the saved model and compares every number with the record.
 
 use std::path::{Path, PathBuf};
 
-use ltr_data::folds::locate;
 use ltr_data::normalize::{Normalization, Normalizer};
-use ltr_data::reader::{LineFormat, ReadOptions, read_file};
+use ltr_data::reader::LineFormat;
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
-use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary, evaluate_dataset};
+use ltr_harness::HarnessError;
+use ltr_harness::protocol::{criterion, eval_config};
+use ltr_harness::registry::{AlgoConfig, AnyModel, ModelFile, crate_of};
+use ltr_harness::spec::{AlgorithmEntry, ExperimentSpec};
+use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::code::{CellCode, CodeHashes, sha256_hex};
-use crate::error::{HarnessError, Result};
-use crate::protocol::{criterion, eval_config};
-use crate::registry::{AlgoConfig, AnyModel, ModelFile, crate_of};
-use crate::spec::{AlgorithmEntry, ExperimentSpec};
+use crate::error::{Result, RunnerError};
 
 /// Format version of cell records and keys; part of every key. 3: records are sealed by the
 /// sha256 of their scores, their model and themselves.
@@ -99,7 +99,7 @@ pub fn cell_key(
         validation: &criterion(spec, dataset, entry),
         eval: &eval,
     };
-    let bytes = serde_json::to_vec(&material).map_err(|e| HarnessError::Serialize {
+    let bytes = serde_json::to_vec(&material).map_err(|e| RunnerError::Serialize {
         what: format!("the key of {} fold {} {}", dataset.name, fold.fold, entry.label),
         reason: e.to_string(),
     })?;
@@ -161,7 +161,7 @@ pub struct CellRecord {
     /// Test metrics per query.
     pub per_query: Vec<QueryMetrics>,
     /// Statistics of the selected model on the test split
-    /// ([`crate::protocol::model_statistics`]; empty for most algorithms).
+    /// ([`ltr_harness::protocol::model_statistics`]; empty for most algorithms).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub model_stats: std::collections::BTreeMap<String, f64>,
     /// The feature normalisation fitted on the training split, which the model's input went
@@ -183,7 +183,7 @@ impl CellRecord {
     /// The sha256 that seals the record: of its JSON with `record_sha256` empty, keys sorted
     /// and no whitespace, so that the layout of the file does not matter, only what it says.
     pub fn seal(&self) -> Result<String> {
-        let bad = |e: serde_json::Error| HarnessError::Serialize {
+        let bad = |e: serde_json::Error| RunnerError::Serialize {
             what: format!("the record of cell {}", self.key),
             reason: e.to_string(),
         };
@@ -248,163 +248,6 @@ pub fn verify_cell(store: &ResultStore, key: &str) -> CellCheck {
     CellCheck::Sound(Box::new(record))
 }
 
-/// Re-evaluates a sound cell ([`verify_cell`]) against its data: reads its test file under
-/// `dataset.root` (which must hash to the recorded sha256), evaluates the saved scores under
-/// the recorded config and compares every number of the record exactly, and scores the test
-/// file again with the saved model (after the recorded normalisation), which must give the
-/// saved scores bit for bit.
-///
-/// # Errors
-/// What does not agree, in a few words.
-pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInput) -> Result<(), String> {
-    let path = locate(&dataset.root, &record.test_file).ok_or_else(|| {
-        format!("test file {} not found under {}", record.test_file, dataset.root.display())
-    })?;
-    let opts = ReadOptions {
-        n_features: Some(dataset.features),
-        missing_token: dataset.missing_token.clone(),
-        format: dataset.format,
-        sha256: true,
-        ..ReadOptions::default()
-    };
-    let loaded = read_file(&path, &opts).map_err(|e| e.to_string())?;
-    if loaded.sha256.as_deref() != Some(record.test_sha256.as_str()) {
-        return Err(format!(
-            "test file {} is not the one the cell was computed on (sha256 {}, recorded {})",
-            path.display(),
-            loaded.sha256.unwrap_or_default(),
-            record.test_sha256
-        ));
-    }
-    let test = loaded.dataset;
-    let scores_path = store.scores_path(&record.key);
-    let scores = ltr_data::scores::read_scores(&scores_path).map_err(|e| e.to_string())?;
-    let evaluation = evaluate_dataset(&test, &scores, &record.eval).map_err(|e| e.to_string())?;
-    if evaluation.summary != record.test {
-        return Err("the saved scores evaluate to other test means than recorded".into());
-    }
-    if evaluation.per_query != record.per_query {
-        return Err("the saved scores evaluate to other per-query metrics than recorded".into());
-    }
-    let model = store.load_model(&record.key).map_err(|e| e.to_string())?;
-    let normalized = (!record.normalizer.is_none())
-        .then(|| record.normalizer.apply(&test))
-        .transpose()
-        .map_err(|e| format!("the recorded normalisation does not apply to the test file: {e}"))?;
-    let rescored = model
-        .score_vec(normalized.as_ref().unwrap_or(&test))
-        .map_err(|e| format!("the saved model cannot score the test file: {e}"))?;
-    if rescored.len() != scores.len() || rescored.iter().zip(&scores).any(|(a, b)| a.to_bits() != b.to_bits())
-    {
-        return Err("the saved model scores the test file differently from the saved scores".into());
-    }
-    Ok(())
-}
-
-/// One cell of a store that is not sound, as [`verify_store`] finds it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BadCell {
-    /// The cell key.
-    pub key: String,
-    /// `dataset fold N label` when the record says it, else empty.
-    pub cell: String,
-    /// What is wrong.
-    pub problem: String,
-}
-
-/// What [`verify_store`] found.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct StoreVerification {
-    /// Cells checked (every record in the store, and every cell the last run lists).
-    pub checked: usize,
-    /// Of those, sound.
-    pub sound: usize,
-    /// Of the sound ones, re-evaluated against their test files ([`reevaluate`]).
-    pub reevaluated: usize,
-    /// Sound cells that could not be re-evaluated (no run record naming their dataset, or
-    /// no data found), with why: not counted as bad.
-    pub not_reevaluated: Vec<(String, String)>,
-    /// Cells that are missing or damaged, or disagree with their data.
-    pub bad: Vec<BadCell>,
-}
-
-/// Checks a whole store: every record in `cells/` and every cell `run.json` lists
-/// ([`verify_cell`]); with `reevaluate_data`, also every sound cell against its test file
-/// ([`reevaluate`]), the data located through the datasets `run.json` records.
-pub fn verify_store(store: &ResultStore, reevaluate_data: bool) -> Result<StoreVerification> {
-    let mut keys = store.record_keys()?;
-    let run: Option<crate::runner::RunRecord> = store.load_json("run.json").ok();
-    if let Some(r) = &run {
-        keys.extend(r.cells.iter().cloned());
-    }
-    let mut out = StoreVerification::default();
-    for key in keys {
-        out.checked += 1;
-        let record = match verify_cell(store, &key) {
-            CellCheck::Sound(r) => r,
-            CellCheck::Missing => {
-                let problem = "record missing (listed by run.json)".to_owned();
-                let cell = run
-                    .as_ref()
-                    .and_then(|r| r.cells.iter().position(|k| *k == key).and_then(|i| r.cell_names.get(i)))
-                    .cloned()
-                    .unwrap_or_default();
-                out.bad.push(BadCell { key, cell, problem });
-                continue;
-            }
-            CellCheck::Damaged(problem) => {
-                let cell = describe_file(&store.record_path(&key));
-                out.bad.push(BadCell { key, cell, problem });
-                continue;
-            }
-        };
-        if reevaluate_data {
-            let dataset = run.as_ref().and_then(|r| {
-                r.datasets.iter().find_map(|d| match d {
-                    ltr_data::resolved::DatasetStatus::Available(x)
-                        if x.name == record.dataset && x.variant == record.variant =>
-                    {
-                        Some(x)
-                    }
-                    _ => None,
-                })
-            });
-            match dataset {
-                None => {
-                    out.not_reevaluated.push((key.clone(), "run.json does not record its dataset".into()))
-                }
-                Some(d) if locate(&d.root, &record.test_file).is_none() => out.not_reevaluated.push((
-                    key.clone(),
-                    format!("test file {} not found under {}", record.test_file, d.root.display()),
-                )),
-                Some(d) => match reevaluate(store, &record, d) {
-                    Ok(()) => out.reevaluated += 1,
-                    Err(problem) => {
-                        let cell = format!("{} fold {} {}", record.dataset, record.fold, record.label);
-                        out.bad.push(BadCell { key, cell, problem });
-                        continue;
-                    }
-                },
-            }
-        }
-        out.sound += 1;
-    }
-    Ok(out)
-}
-
-/// `dataset fold N label` of a record that may be damaged, if its JSON still says so.
-fn describe_file(path: &Path) -> String {
-    let value: Option<serde_json::Value> =
-        std::fs::read(path).ok().and_then(|b| serde_json::from_slice(&b).ok());
-    match value {
-        Some(v) => match (v["dataset"].as_str(), v["fold"].as_u64(), v["label"].as_str()) {
-            (Some(d), Some(f), Some(l)) => format!("{d} fold {f} {l}"),
-            _ => String::new(),
-        },
-        None => String::new(),
-    }
-}
-
 /// Fit times of a cell (not part of the deterministic record).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellTiming {
@@ -423,13 +266,13 @@ pub struct ResultStore {
 }
 
 impl ResultStore {
-    /// Opens (creating) `<base>/<name>`; `name` must pass [`crate::spec::check_name`], so
+    /// Opens (creating) `<base>/<name>`; `name` must pass [`ltr_harness::spec::check_name`], so
     /// the store is always a direct child of `base`.
     pub fn open(base: &Path, name: &str) -> Result<Self> {
-        crate::spec::check_name(name)
-            .map_err(|e| HarnessError::store(base, format!("store name {name:?}: {e}")))?;
+        ltr_harness::spec::check_name(name)
+            .map_err(|e| RunnerError::store(base, format!("store name {name:?}: {e}")))?;
         let root = base.join(name);
-        std::fs::create_dir_all(root.join("cells")).map_err(|e| HarnessError::store(&root, e))?;
+        std::fs::create_dir_all(root.join("cells")).map_err(|e| RunnerError::store(&root, e))?;
         // A run killed mid-write leaves a temporary file; nothing reads it, so it goes.
         for dir in [root.clone(), root.join("cells")] {
             match ltr_core::fs::remove_stale_temp_files(&dir) {
@@ -469,10 +312,10 @@ impl ResultStore {
     pub fn record_keys(&self) -> Result<std::collections::BTreeSet<String>> {
         let cells_dir = self.root.join("cells");
         let mut keys = std::collections::BTreeSet::new();
-        let entries = std::fs::read_dir(&cells_dir).map_err(|e| HarnessError::store(&cells_dir, e))?;
+        let entries = std::fs::read_dir(&cells_dir).map_err(|e| RunnerError::store(&cells_dir, e))?;
         for e in entries {
             let name =
-                e.map_err(|e| HarnessError::store(&cells_dir, e))?.file_name().to_string_lossy().into_owned();
+                e.map_err(|e| RunnerError::store(&cells_dir, e))?.file_name().to_string_lossy().into_owned();
             if let Some(key) = name.strip_suffix(".json")
                 && !key.ends_with(".model")
                 && !key.ends_with(".timing")
@@ -519,8 +362,8 @@ impl ResultStore {
     /// rewritten, since its record holds the sha256 of its bytes.
     pub fn load_model(&self, key: &str) -> Result<AnyModel> {
         let path = self.model_path(key);
-        let bytes = std::fs::read(&path).map_err(|e| HarnessError::store(&path, e))?;
-        read_model_any(&bytes).map_err(|e| HarnessError::store(&path, format!("model does not parse: {e}")))
+        let bytes = std::fs::read(&path).map_err(|e| RunnerError::store(&path, e))?;
+        read_model_any(&bytes).map_err(|e| RunnerError::store(&path, format!("model does not parse: {e}")))
     }
 
     /// Persists a finished cell: scores, model and timing first, the record last, sealed
@@ -556,8 +399,8 @@ impl ResultStore {
     /// Reads a JSON document at the store root.
     pub fn load_json<T: serde::de::DeserializeOwned>(&self, file: &str) -> Result<T> {
         let path = self.root.join(file);
-        let bytes = std::fs::read(&path).map_err(|e| HarnessError::store(&path, e))?;
-        serde_json::from_slice(&bytes).map_err(|e| HarnessError::store(&path, e))
+        let bytes = std::fs::read(&path).map_err(|e| RunnerError::store(&path, e))?;
+        serde_json::from_slice(&bytes).map_err(|e| RunnerError::store(&path, e))
     }
 }
 
@@ -569,10 +412,9 @@ pub fn read_model_any(bytes: &[u8]) -> Result<AnyModel> {
         Ok(file) => Ok(file.model),
         Err(e) => match serde_json::from_slice::<serde_json::Value>(bytes) {
             // A bare model has no `config`; anything with one is a model file and keeps its error.
-            Ok(v) if v.get("config").is_none() && v.get("algorithm").is_some() => {
-                serde_json::from_value(v).map_err(|b| ltr_core::Error::model(b.to_string()).into())
-            }
-            _ => Err(e),
+            Ok(v) if v.get("config").is_none() && v.get("algorithm").is_some() => serde_json::from_value(v)
+                .map_err(|b| HarnessError::from(ltr_core::Error::model(b.to_string())).into()),
+            _ => Err(e.into()),
         },
     }
 }
@@ -587,7 +429,7 @@ pub fn format_scores(scores: &[f64]) -> String {
 }
 
 fn to_json<T: Serialize>(value: &T, path: &Path) -> Result<Vec<u8>> {
-    let mut v = serde_json::to_vec_pretty(value).map_err(|e| HarnessError::store(path, e))?;
+    let mut v = serde_json::to_vec_pretty(value).map_err(|e| RunnerError::store(path, e))?;
     v.push(b'\n');
     Ok(v)
 }
@@ -595,15 +437,13 @@ fn to_json<T: Serialize>(value: &T, path: &Path) -> Result<Vec<u8>> {
 /// Writes `bytes` to `path` atomically ([`ltr_core::fs::write_atomic`]), naming the file in
 /// the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    ltr_core::fs::write_atomic(path, bytes).map_err(|e| HarnessError::store(path, e))
+    ltr_core::fs::write_atomic(path, bytes).map_err(|e| RunnerError::store(path, e))
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use std::path::PathBuf;
-
-    use ltr_data::resolved::DatasetStatus;
 
     use super::*;
 
@@ -655,8 +495,21 @@ mod tests {
     #[test]
     fn changing_lambdamart_changes_only_lambdamart_cells() {
         assert_eq!(moved(touch("ltr-lambdamart")), ["lambdamart"]);
-        // A crate shared by several algorithms moves them and nothing else.
-        assert_eq!(moved(touch("ltr-trees")), ["lambdamart", "intervalrank", "mcrank"]);
+        // A crate shared by several algorithms moves them and nothing else: the entries whose
+        // algorithm's crate depends on it, found through the registry and the graph, so that a
+        // new tree algorithm needs no edit here.
+        let code = CodeHashes::builtin();
+        let on_trees = |id: &str| code.closure(&crate_of(id).unwrap()).unwrap().contains_key("ltr-trees");
+        let expected: Vec<String> = ExperimentSpec::builtin("letor3")
+            .unwrap()
+            .algorithms
+            .into_iter()
+            .filter(|a| on_trees(&a.id))
+            .map(|a| a.label)
+            .collect();
+        assert!(expected.iter().any(|l| l == "lambdamart"), "{expected:?}");
+        assert!(expected.len() < every_label().len(), "{expected:?}");
+        assert_eq!(moved(touch("ltr-trees")), expected);
     }
 
     #[test]
@@ -667,15 +520,30 @@ mod tests {
     }
 
     #[test]
-    fn changing_the_protocol_or_the_lock_file_changes_every_cell() {
-        let protocol = |c: &mut CodeHashes| {
-            *c.harness_files.get_mut("src/protocol.rs").unwrap() = "0".repeat(64);
-        };
-        assert_eq!(moved(protocol), every_label());
+    fn changing_the_numbers_crate_or_the_lock_file_changes_every_cell() {
+        assert_eq!(moved(touch(crate::code::NUMBERS_CRATE)), every_label());
         assert_eq!(moved(|c| c.cargo_lock = "0".repeat(64)), every_label());
         // Keys are stable for the same inputs, and differ per fold file hash.
         let code = CodeHashes::builtin();
         assert_eq!(keys(&code), keys(&code));
+    }
+
+    #[test]
+    fn changing_the_runner_or_the_report_changes_no_cell() {
+        assert!(moved(touch("ltr-runner")).is_empty());
+        // The report crate sits above the runner and is not in this crate's table: a table
+        // that holds it (depending on the runner and the harness, as it does) keys every cell
+        // the same whatever its sources.
+        let report = |sources: &str| {
+            let sources = sources.to_owned();
+            move |c: &mut CodeHashes| {
+                let deps = ["ltr-core", "ltr-harness", "ltr-metrics", "ltr-runner"];
+                let deps = deps.map(str::to_owned).to_vec();
+                c.crates.insert("ltr-report".into(), crate::code::CrateCode { sources, deps });
+            }
+        };
+        assert!(moved(report(&"1".repeat(64))).is_empty());
+        assert!(moved(report(&"2".repeat(64))).is_empty());
     }
 
     #[test]
@@ -720,46 +588,6 @@ mod tests {
         assert!(values.contains(&last), "the file is a mix of writes");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left.len(), 1, "temporary files left behind: {left:?}");
-    }
-
-    /// A cell's model is stored as the model file `ltr train` writes, with the selected grid
-    /// point's parameters; a store of the earlier layout (the bare model, its sha256 in the
-    /// record) still verifies, re-evaluates and loads.
-    #[test]
-    fn models_are_stored_as_model_files_and_bare_models_of_older_stores_still_read() {
-        use crate::runner::fixture::{SPEC, dataset, options, spec};
-        let dir = tempfile::tempdir().unwrap();
-        let data = [DatasetStatus::Available(dataset(dir.path()))];
-        let store = ResultStore::open(dir.path(), "t").unwrap();
-        let run =
-            crate::runner::run(&spec(SPEC), &data, &store, &options(), &crate::runner::NoProgress).unwrap();
-        for key in &run.cells {
-            let record = store.load(key).unwrap();
-            let file = ModelFile::from_json(&std::fs::read(store.model_path(key)).unwrap()).unwrap();
-            assert_eq!(file.config, record.grid[record.chosen].config, "{}", record.label);
-            assert_eq!(file.n_features, 3);
-        }
-        let check = verify_store(&store, true).unwrap();
-        assert_eq!((check.sound, check.reevaluated), (4, 4), "{check:?}");
-
-        // Every model rewritten in the earlier layout, each record resealed over it.
-        for key in &run.cells {
-            let file = ModelFile::from_json(&std::fs::read(store.model_path(key)).unwrap()).unwrap();
-            let bare = serde_json::to_vec_pretty(&file.model).unwrap();
-            std::fs::write(store.model_path(key), &bare).unwrap();
-            let mut record = store.check(key);
-            let CellCheck::Damaged(_) = record else { panic!("{record:?}") };
-            let mut r: CellRecord =
-                serde_json::from_slice(&std::fs::read(store.record_path(key)).unwrap()).unwrap();
-            r.model_sha256 = sha256_hex(&bare);
-            r.record_sha256 = r.seal().unwrap();
-            std::fs::write(store.record_path(key), serde_json::to_vec_pretty(&r).unwrap()).unwrap();
-            record = store.check(key);
-            assert!(matches!(record, CellCheck::Sound(_)), "{record:?}");
-            assert_eq!(store.load_model(key).unwrap().id(), file.model.id());
-        }
-        let check = verify_store(&store, true).unwrap();
-        assert_eq!((check.sound, check.reevaluated), (4, 4), "{check:?}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The runner: every dataset x fold x algorithm cell of a spec through the protocol
-//! ([`crate::protocol`]), persisted as soon as it finishes.
+//! ([`ltr_harness::protocol`]), persisted as soon as it finishes.
 //!
 //! Cells run in parallel (rayon); every random decision comes from a seed derived from the
 //! master seed and the cell's names before any parallel work starts, and results are
@@ -13,13 +13,14 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use ltr_harness::protocol::{self, Splits};
+use ltr_harness::registry::ModelFile;
+use ltr_harness::spec::{AlgorithmEntry, ExperimentSpec};
+use ltr_harness::{HarnessError, feature_scale};
+
 use crate::code::CodeHashes;
-use crate::error::{HarnessError, Result};
-use crate::feature_scale;
+use crate::error::{Result, RunnerError};
 use crate::progress::{CellDone, Estimator};
-use crate::protocol::{self, Splits};
-use crate::registry::ModelFile;
-use crate::spec::{AlgorithmEntry, ExperimentSpec};
 use crate::store::{CellCheck, CellRecord, CellTiming, FORMAT, GridPoint, ResultStore, cell_key};
 pub use ltr_data::resolved::{DataFile, DatasetInput, DatasetStatus, FoldFiles};
 
@@ -161,7 +162,8 @@ pub fn plan_cells<'a>(
                 "{count} cells (datasets x algorithms x folds), more than the {MAX_RUN_CELLS} a run \
                  lists: run fewer datasets or algorithms at a time"
             ),
-        });
+        }
+        .into());
     }
     let mut cells = Vec::with_capacity(count as usize);
     for status in datasets {
@@ -199,7 +201,7 @@ pub fn run(
     let started = Instant::now();
     let cells = plan_cells(spec, datasets, &opts.code)?;
     if cells.is_empty() {
-        return Err(HarnessError::NothingToRun { reason: nothing_to_run(spec, datasets) });
+        return Err(RunnerError::NothingToRun { reason: nothing_to_run(spec, datasets) });
     }
     let selected: Vec<&PlannedCell<'_>> = cells.iter().collect();
     let outcome = run_cells(spec, datasets, &selected, store, opts, progress);
@@ -359,7 +361,7 @@ pub fn run_cells(
                     log::error!("{e}");
                     // The cell is named beside the error wherever it is shown.
                     let error = match e {
-                        HarnessError::Cell { source, .. } => source.to_string(),
+                        RunnerError::Harness(HarnessError::Cell { source, .. }) => source.to_string(),
                         other => other.to_string(),
                     };
                     failed.push(FailedCell {
@@ -495,7 +497,8 @@ fn run_cell(
             fold: c.fold.fold,
             algorithm: c.entry.label.clone(),
             source: format!("grid point {} chosen of {}", out.chosen, c.entry.grid.len()).into(),
-        });
+        }
+        .into());
     };
     let model = ModelFile {
         ltr_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -509,89 +512,16 @@ fn run_cell(
 }
 
 #[cfg(test)]
-pub(crate) mod fixture {
-    //! A tiny dataset written to disk, a spec over it, and a store: the runner and the store
-    //! exercised for real in milliseconds.
-    #![allow(clippy::unwrap_used)]
-    use std::fmt::Write as _;
-    use std::path::Path;
-
-    use ltr_metrics::Convention;
-
-    use super::*;
-
-    /// Two folds of dataset `D` (3 features, 6 queries of 5 documents per split) under
-    /// `root`, as a resolved dataset.
-    pub(crate) fn dataset(root: &Path) -> DatasetInput {
-        let mut state = 12345u64;
-        let mut next = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / f64::from(1u32 << 31)
-        };
-        let mut folds = Vec::new();
-        for fold in 1..=2u32 {
-            let mut file = |split: &str| {
-                let mut text = String::new();
-                for q in 0..6 {
-                    for _ in 0..5 {
-                        let (a, b, c) = (next(), next(), next());
-                        let label = u8::from(a + 0.3 * b > 0.8) + u8::from(a > 0.9);
-                        let _ = writeln!(text, "{label} qid:{fold}{q} 1:{a:.4} 2:{b:.4} 3:{c:.4}");
-                    }
-                }
-                let rel = format!("D/Fold{fold}/{split}.txt");
-                std::fs::create_dir_all(root.join(format!("D/Fold{fold}"))).unwrap();
-                std::fs::write(root.join(&rel), &text).unwrap();
-                DataFile { rel, sha256: crate::code::sha256_hex(text.as_bytes()) }
-            };
-            folds.push(FoldFiles { fold, train: file("train"), vali: file("vali"), test: file("test") });
-        }
-        DatasetInput {
-            name: "D".into(),
-            variant: "v".into(),
-            convention: Convention::Letor3,
-            features: 3,
-            missing_token: None,
-            clip: None,
-            format: Default::default(),
-            rotation: None,
-            root: root.to_owned(),
-            folds,
-        }
-    }
-
-    /// Two cheap algorithms over folds 1 and 2 of `D`.
-    pub(crate) const SPEC: &str = r#"
-name = "t"
-collection = "letor3"
-datasets = ["D"]
-folds = [1, 2]
-seed = 3
-
-[[algorithms]]
-id = "regression"
-grid = { lambda = [0.1, 1.0] }
-
-[[algorithms]]
-id = "prank"
-"#;
-
-    pub(crate) fn spec(text: &str) -> ExperimentSpec {
-        ExperimentSpec::parse(text, Path::new("t.toml")).unwrap()
-    }
-
-    pub(crate) fn options() -> RunOptions {
-        RunOptions::new("test".into())
-    }
-}
-
-#[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use ltr_core::progress::{Fit, Progress};
 
-    use super::fixture::*;
     use super::*;
+    use crate::fixture::{SPEC, dataset, spec};
+
+    fn options() -> RunOptions {
+        RunOptions::new("test".into())
+    }
 
     /// Hears every fit of a run and every cell's end.
     #[derive(Default)]
@@ -705,57 +635,6 @@ mod tests {
         assert_eq!(third.computed, 0);
     }
 
-    #[test]
-    fn verifying_a_store_re_evaluates_saved_scores_against_the_recorded_metrics() {
-        use crate::store::{CellCheck, reevaluate, verify_cell, verify_store};
-        let dir = tempfile::tempdir().unwrap();
-        let data = [DatasetStatus::Available(dataset(dir.path()))];
-        let store = ResultStore::open(dir.path(), "t").unwrap();
-        let first = run(&spec(SPEC), &data, &store, &options(), &NoProgress).unwrap();
-        let v = verify_store(&store, true).unwrap();
-        assert_eq!((v.checked, v.sound, v.reevaluated, v.bad.len()), (4, 4, 4, 0), "{v:?}");
-
-        // A record whose metric was changed and resealed passes the hash check, but not the
-        // re-evaluation of its scores.
-        let key = &first.cells[1];
-        let CellCheck::Sound(mut forged) = verify_cell(&store, key) else { panic!() };
-        forged.test.map += 0.01;
-        forged.record_sha256 = String::new();
-        forged.record_sha256 = forged.seal().unwrap();
-        std::fs::write(store.record_path(key), serde_json::to_vec(&forged).unwrap()).unwrap();
-        assert!(matches!(verify_cell(&store, key), CellCheck::Sound(_)));
-        let d = match &data[0] {
-            DatasetStatus::Available(d) => d,
-            DatasetStatus::Unavailable { .. } => unreachable!(),
-        };
-        let e = reevaluate(&store, &forged, d).unwrap_err();
-        assert!(e.contains("test means"), "{e}");
-
-        // A record the run lists that is gone, and a damaged one, each named once.
-        std::fs::remove_file(store.record_path(&first.cells[0])).unwrap();
-        std::fs::write(store.scores_path(&first.cells[2]), "1\n").unwrap();
-        let v = verify_store(&store, true).unwrap();
-        assert_eq!((v.checked, v.sound, v.bad.len()), (4, 1, 3), "{v:?}");
-        let problems: Vec<(&str, &str)> =
-            v.bad.iter().map(|b| (b.key.as_str(), b.problem.as_str())).collect();
-        assert!(
-            problems.contains(&(first.cells[0].as_str(), "record missing (listed by run.json)")),
-            "{problems:?}"
-        );
-        assert_eq!(v.bad.iter().find(|b| b.key == first.cells[0]).unwrap().cell, "D fold 1 regression");
-        assert!(
-            problems.contains(&(first.cells[2].as_str(), "scores file changed (its sha256 does not match)"))
-        );
-        let forged_bad = v.bad.iter().find(|b| b.key == *key).unwrap();
-        assert!(
-            forged_bad.cell.starts_with("D fold ") && forged_bad.problem.contains("test means"),
-            "{forged_bad:?}"
-        );
-        // Without the data, only the hashes are checked.
-        let v = verify_store(&store, false).unwrap();
-        assert_eq!((v.sound, v.reevaluated, v.bad.len()), (2, 0, 2));
-    }
-
     /// AdaRank-NDCG over queries of 5 documents: NDCG@10 is 0 for any order under letor3, so
     /// `k = 10` cannot train. The cell is selected among the points that trained and records
     /// the other with its reason; a cell none of whose points trains fails, naming them.
@@ -794,7 +673,7 @@ mod tests {
     #[test]
     fn a_grid_point_whose_validation_is_nan_reads_back() {
         let p = GridPoint {
-            config: crate::AlgoConfig::default_for("regression").unwrap(),
+            config: ltr_harness::AlgoConfig::default_for("regression").unwrap(),
             vali: f64::NAN,
             error: None,
         };

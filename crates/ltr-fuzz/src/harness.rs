@@ -1,6 +1,6 @@
 //! Structure-aware fuzzing of the harness's parsers: model files and experiment specs, as
 //! library functions that a fuzz command (or a test) runs millions of times on the stable
-//! toolchain, beside the data layer's targets (`ltr_data::fuzz`).
+//! toolchain, beside the data layer's targets ([`crate::data`]).
 //!
 //! Random bytes die at the first token. Inputs here start from valid files and are edited
 //! the way files go wrong:
@@ -21,11 +21,11 @@
 //! statistics do not depend on the thread count.
 //!
 //! ```no_run
-//! let corpus = ltr_harness::fuzz::Corpus::builtin()?;
-//! for stats in ltr_harness::fuzz::run_models(&corpus, 1, 100_000) {
+//! let corpus = ltr_fuzz::harness::Corpus::builtin()?;
+//! for stats in ltr_fuzz::harness::run_models(&corpus, 1, 100_000) {
 //!     assert_eq!(stats.failures, 0, "{stats}");
 //! }
-//! let stats = ltr_harness::fuzz::run_specs(&corpus, 1, 100_000);
+//! let stats = ltr_fuzz::harness::run_specs(&corpus, 1, 100_000);
 //! assert_eq!(stats.failures, 0, "{stats}");
 //! # Ok::<(), ltr_harness::HarnessError>(())
 //! ```
@@ -34,15 +34,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use ltr_core::{Dataset, DatasetBuilder, Rng};
-use ltr_data::fuzz::Stats;
 use ltr_data::normalize::Normalization;
 use ltr_data::{Manifest, ReadOptions, Split};
+use ltr_harness::registry::{ALGORITHMS, AlgoConfig, ModelFile};
+use ltr_harness::spec::{BUILTIN, ExperimentSpec};
+use ltr_harness::{HarnessError, Result};
 use rayon::prelude::*;
 use serde_json::Value as Json;
 
-use crate::error::{HarnessError, Result};
-use crate::registry::{ALGORITHMS, AlgoConfig, ModelFile};
-use crate::spec::{BUILTIN, ExperimentSpec};
+use crate::data::Stats;
 
 /// Queries of MQ2008 fold 1 (test) the corpus models are trained on and score.
 const TRAIN_QUERIES: usize = 30;
@@ -114,7 +114,7 @@ impl Corpus {
 /// Short runs, so that the corpus trains in seconds and its files stay small (each case
 /// parses one).
 fn small_settings(id: &str) -> Vec<String> {
-    let settings = crate::registry::info(id).map_or(&[][..], |i| i.small_settings);
+    let settings = ltr_harness::registry::info(id).map_or(&[][..], |i| i.small_settings);
     settings.iter().map(|s| (*s).to_owned()).collect()
 }
 

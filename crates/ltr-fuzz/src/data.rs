@@ -9,17 +9,17 @@
 //! so a failing case is reproduced from its seed and case number.
 //!
 //! Targets ([`Target`]):
-//! * [`Target::Reader`]: [`crate::reader::parse_bytes`] and the chunked two-pass
-//!   [`crate::reader::read_from`] on the same input must agree (same data set, or the same
+//! * [`Target::Reader`]: [`ltr_data::reader::parse_bytes`] and the chunked two-pass
+//!   [`ltr_data::reader::read_from`] on the same input must agree (same data set, or the same
 //!   error);
 //! * [`Target::Scores`]: a score file (plain or RankLib's layout) for a real query, edited,
-//!   read by [`crate::scores::parse_score_file`] and checked against the feature file by
-//!   [`crate::scores::ScoreFile::scores_for`].
+//!   read by [`ltr_data::scores::parse_score_file`] and checked against the feature file by
+//!   [`ltr_data::scores::ScoreFile::scores_for`].
 //!
 //! ```no_run
-//! let corpus = ltr_data::fuzz::Corpus::builtin()?;
-//! for target in ltr_data::fuzz::Target::ALL {
-//!     let stats = ltr_data::fuzz::run(&corpus, target, 1, 1_000_000);
+//! let corpus = ltr_fuzz::data::Corpus::builtin()?;
+//! for target in ltr_fuzz::data::Target::ALL {
+//!     let stats = ltr_fuzz::data::run(&corpus, target, 1, 1_000_000);
 //!     assert_eq!(stats.failures, 0, "{stats}");
 //! }
 //! # Ok::<(), ltr_data::DataError>(())
@@ -29,10 +29,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use ltr_core::Rng;
 
-use crate::error::DataError;
-use crate::manifest::{Manifest, Split};
-use crate::reader::{ReadOptions, parse_bytes, read_from};
-use crate::scores::parse_score_file;
+use ltr_data::reader::{ReadOptions, parse_bytes, read_from};
+use ltr_data::scores::parse_score_file;
+use ltr_data::{DataError, Manifest, Split};
 
 /// Real LETOR lines grouped by query, the material inputs are made of.
 #[derive(Debug, Clone)]
@@ -48,7 +47,7 @@ impl Corpus {
         for (collection, dataset) in [("letor3", "OHSUMED"), ("letor4", "MQ2008")] {
             let manifest = Manifest::builtin(collection)?;
             let variant = manifest.dataset(dataset)?.default_variant();
-            let pieces = crate::embedded::Pieces::open(variant)?;
+            let pieces = ltr_data::embedded::Pieces::open(variant)?;
             let file = variant.fold_file(1, Split::Test);
             let bytes = pieces.build(&file)?.ok_or_else(|| DataError::Embedded {
                 path: variant.rel_path(&file),
@@ -230,7 +229,7 @@ fn read_options(rng: &mut Rng) -> ReadOptions {
         // Small, so that no input can make a case allocate much.
         max_dense_bytes: Some(16 << 20),
         clip: None,
-        format: crate::reader::LineFormat::default(),
+        format: ltr_data::reader::LineFormat::default(),
     }
 }
 

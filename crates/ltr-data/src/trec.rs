@@ -23,11 +23,24 @@ use std::collections::HashMap;
 
 use ltr_core::{Dataset, Grade};
 
-use crate::error::{HarnessError, Result};
+/// A TREC run or qrels file that cannot be written or read back.
+#[derive(Debug, thiserror::Error)]
+#[error("{source_name}{}: {reason}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct TrecError {
+    /// The file (or data) concerned.
+    pub source_name: String,
+    /// The 1-based line, when one is at fault.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// Result alias.
+pub type Result<T, E = TrecError> = std::result::Result<T, E>;
 
 /// The TREC name of every document of `data`, in file order: its `#docid` when every
 /// document has one, else its position counting from 1. Every query id and name is checked
-/// to be one TREC field ([`ltr_data::reader::id_flaw`]).
+/// to be one TREC field ([`crate::reader::id_flaw`]).
 ///
 /// # Errors
 /// Two documents of one query with the same name, or a query id or name holding a control or
@@ -43,7 +56,7 @@ pub fn doc_names(data: &Dataset, source: &str) -> Result<Vec<String>> {
         }
         None => (1..=data.n_docs()).map(|i| i.to_string()).collect(),
     };
-    let one_field = |what: &str, id: &str| match ltr_data::reader::id_flaw(id) {
+    let one_field = |what: &str, id: &str| match crate::reader::id_flaw(id) {
         Some(ch) => Err(trec_error(
             source,
             None,
@@ -272,10 +285,11 @@ pub fn evaluation_input(run: &[RunLine], qrels: &[QrelsLine], source: &str) -> R
             format!("query {}: relevant document {} is not in the run", q.qid, q.doc),
         ));
     }
-    let data = Dataset::from_parts(0, Vec::new(), labels, offsets, qids, Some(docs))?;
+    let data = Dataset::from_parts(0, Vec::new(), labels, offsets, qids, Some(docs))
+        .map_err(|e| trec_error(source, None, e.to_string()))?;
     Ok((data, scores))
 }
 
-fn trec_error(source: &str, line: Option<usize>, reason: String) -> HarnessError {
-    HarnessError::Trec { source_name: source.to_owned(), line, reason }
+fn trec_error(source: &str, line: Option<usize>, reason: String) -> TrecError {
+    TrecError { source_name: source.to_owned(), line, reason }
 }
