@@ -648,8 +648,7 @@ mod tests {
                 assert!(e.contains(row.key), "{}: `{}` not listed in: {e}", info.id, row.key);
             }
             let defaults = AlgoConfig::default_for(info.id).unwrap();
-            let all: toml::Table =
-                toml::Value::try_from(&defaults.params_json()).unwrap().try_into().unwrap();
+            let all: toml::Table = toml::Value::try_from(defaults.params_json()).unwrap().try_into().unwrap();
             assert_eq!(all.len(), rows.len(), "{}", info.id);
             assert_eq!(AlgoConfig::from_table(info.id, all).unwrap(), defaults, "{}", info.id);
         }
