@@ -128,8 +128,9 @@ impl ParamInfo {
     }
 }
 
-/// The rows of `parts`, one after the other: the const behind [`param_table!`], which
-/// computes `N` (the total length); a wrong `N` fails the build.
+/// The rows of `parts`, one after the other: the const behind
+/// [`param_table!`](crate::param_table), which computes `N` (the total length); a wrong `N`
+/// fails the build.
 pub const fn concat_rows<const N: usize>(parts: &[&[ParamInfo]]) -> [ParamInfo; N] {
     let mut out = [ParamInfo::flag("", ""); N];
     let (mut k, mut i) = (0, 0);
