@@ -26,7 +26,7 @@ pub mod derived;
 mod error;
 pub mod fs;
 mod info;
-mod params;
+pub mod params;
 pub mod progress;
 mod seed;
 pub mod select;
@@ -38,10 +38,7 @@ pub use derived::Derived;
 pub use error::{Error, Result};
 pub use fs::write_atomic;
 pub use info::{AlgorithmInfo, Family, LossType};
-pub use params::{
-    ParamInfo, ParamRange, ReadmeRow, check_readme, check_table, concat_rows, param_info, readme_rows,
-    total_rows,
-};
+pub use params::{ParamInfo, ParamRange, ReadmeRow, check_readme, check_table, param_info, readme_rows};
 pub use seed::{Rng, derive_seed, derive_seed_from_values};
 pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
 pub use traits::{Learner, Measure, Params, Ranker, Validation, check_feature, check_scoring, check_width};
