@@ -170,7 +170,8 @@ pub const fn total_rows(parts: &[&[ParamInfo]]) -> usize {
 macro_rules! param_table {
     ($($part:expr),+ $(,)?) => {{
         const PARTS: &[&[$crate::ParamInfo]] = &[$($part),+];
-        const ROWS: [$crate::ParamInfo; $crate::params::total_rows(PARTS)] = $crate::params::concat_rows(PARTS);
+        const ROWS: [$crate::ParamInfo; $crate::params::total_rows(PARTS)] =
+            $crate::params::concat_rows(PARTS);
         &ROWS
     }};
 }
