@@ -29,7 +29,7 @@ pub mod derived;
 mod error;
 pub mod fs;
 mod info;
-mod params;
+pub mod params;
 pub mod progress;
 mod seed;
 pub mod select;

@@ -128,6 +128,54 @@ impl ParamInfo {
     }
 }
 
+/// The rows of `parts`, one after the other: the const behind
+/// [`param_table!`](crate::param_table), which computes `N` (the total length); a wrong `N`
+/// fails the build.
+pub const fn concat_rows<const N: usize>(parts: &[&[ParamInfo]]) -> [ParamInfo; N] {
+    let mut out = [ParamInfo::flag("", ""); N];
+    let (mut k, mut i) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            (k, j) = (k + 1, j + 1);
+        }
+        i += 1;
+    }
+    assert!(k == N, "concat_rows: N is not the total length of the parts");
+    out
+}
+
+/// The total number of rows of `parts`.
+pub const fn total_rows(parts: &[&[ParamInfo]]) -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < parts.len() {
+        n += parts[i].len();
+        i += 1;
+    }
+    n
+}
+
+/// A `&'static [ParamInfo]` of the given tables one after the other, in a const: an
+/// algorithm's `Params::TABLE` is its own rows plus the shared ones (`ltr-trees`'
+/// `TreeParams::TABLE`, `ltr-neural`'s `NetworkParams` rows), each row written once.
+///
+/// ```
+/// use ltr_core::{ParamInfo, param_table};
+/// const SHARED: &[ParamInfo] = &[ParamInfo::int("trees", 1, 100, "rounds")];
+/// const TABLE: &[ParamInfo] = param_table!(&[ParamInfo::flag("bias", "intercept")], SHARED);
+/// assert_eq!(TABLE.iter().map(|r| r.key).collect::<Vec<_>>(), ["bias", "trees"]);
+/// ```
+#[macro_export]
+macro_rules! param_table {
+    ($($part:expr),+ $(,)?) => {{
+        const PARTS: &[&[$crate::ParamInfo]] = &[$($part),+];
+        const ROWS: [$crate::ParamInfo; $crate::params::total_rows(PARTS)] =
+            $crate::params::concat_rows(PARTS);
+        &ROWS
+    }};
+}
+
 /// Whether `word` is `pattern`, or `pattern` ends in `@K` and `word` is its prefix followed by
 /// an integer >= 1.
 fn choice_matches(pattern: &str, word: &str) -> bool {

@@ -84,8 +84,10 @@ macro_rules! registry {
                 }
             }
 
-            /// Typed parameters from a key-value table (missing keys take their defaults).
+            /// Typed parameters from a key-value table (missing keys take their defaults; a
+            /// key outside the algorithm's parameter table is refused, naming the valid ones).
             pub fn from_table(id: &str, table: toml::Table) -> Result<Self> {
+                check_keys(id, &table)?;
                 match id {
                     $($id => {
                         let params: $krate::$params = toml::Value::Table(table.clone())
@@ -347,6 +349,24 @@ fn core_param_error(id: &str, e: ltr_core::Error) -> HarnessError {
             reason: format!("{value} is invalid: {reason}"),
         },
         other => HarnessError::Param { algorithm: id.to_owned(), key: "-".into(), reason: other.to_string() },
+    }
+}
+
+/// Refuses a key that is not a row of the algorithm's parameter table ([`param_table`]), the
+/// one list of its keys: the parameter types embed shared keys flat (`serde(flatten)`), so
+/// they cannot refuse unknown keys themselves.
+fn check_keys(id: &str, table: &toml::Table) -> Result<()> {
+    let rows = param_table(id)?;
+    match table.keys().find(|k| !rows.iter().any(|r| r.key == k.as_str())) {
+        None => Ok(()),
+        Some(key) => Err(HarnessError::Param {
+            algorithm: id.to_owned(),
+            key: key.clone(),
+            reason: format!(
+                "unknown parameter; the parameters of {id} are {}",
+                rows.iter().map(|r| r.key).collect::<Vec<_>>().join(", ")
+            ),
+        }),
     }
 }
 
@@ -692,6 +712,48 @@ mod tests {
                     row.key
                 );
             }
+        }
+    }
+
+    /// Every algorithm refuses a key outside its parameter table, naming it and listing the
+    /// valid keys, and takes every key of its table.
+    #[test]
+    fn an_unknown_key_is_refused_with_the_valid_ones_listed() {
+        for info in ALGORITHMS {
+            let rows = param_table(info.id).unwrap();
+            let mut table = toml::Table::new();
+            table.insert("hiden".into(), toml::Value::Integer(5));
+            let e = AlgoConfig::from_table(info.id, table).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{}: parameter `hiden`: unknown parameter", info.id)), "{e}");
+            for row in rows {
+                assert!(e.contains(row.key), "{}: `{}` not listed in: {e}", info.id, row.key);
+            }
+            let defaults = AlgoConfig::default_for(info.id).unwrap();
+            let all: toml::Table = toml::Value::try_from(defaults.params_json()).unwrap().try_into().unwrap();
+            assert_eq!(all.len(), rows.len(), "{}", info.id);
+            assert_eq!(AlgoConfig::from_table(info.id, all).unwrap(), defaults, "{}", info.id);
+        }
+        let e = AlgoConfig::from_settings("ranknet", &["hidden=4".into(), "learning_rat=0.1".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`learning_rat`") && e.contains("learning_rate, momentum"), "{e}");
+    }
+
+    /// A network or tree key given alone keeps the algorithm's own defaults for the others.
+    #[test]
+    fn shared_keys_left_out_take_the_algorithms_defaults() {
+        for (id, key, value) in [
+            ("ranknet", "hidden", toml::Value::Integer(3)),
+            ("listmle", "hidden", toml::Value::Integer(3)),
+            ("lambdamart", "leaves", toml::Value::Integer(7)),
+            ("intervalrank", "leaves", toml::Value::Integer(7)),
+        ] {
+            let mut table = toml::Table::new();
+            table.insert(key.into(), value.clone());
+            let got = AlgoConfig::from_table(id, table).unwrap().params_json();
+            let mut expected = AlgoConfig::default_for(id).unwrap().params_json();
+            expected[key] = serde_json::to_value(&value).unwrap();
+            assert_eq!(got, expected, "{id}");
         }
     }
 

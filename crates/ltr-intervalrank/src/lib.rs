@@ -14,9 +14,9 @@ pub mod interval;
 
 use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
-    Validation, param_info,
+    Validation, param_info, param_table,
 };
-use ltr_trees::{BoostConfig, Ensemble, Objective, TreeConfig, boost, rows};
+use ltr_trees::{BaseTreeParams, BoostConfig, Ensemble, Objective, boost};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -45,7 +45,7 @@ pub const GRADIENT_TOL: f64 = 1e-5;
 
 /// IntervalRank hyperparameters (keys for specs and `--set`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct IntervalRankParams {
     /// Boosting rounds, one tree each (default 100). With a validation split the best prefix
     /// is kept.
@@ -56,26 +56,15 @@ pub struct IntervalRankParams {
     pub lambda1: f64,
     /// Weight of the interval widths `xi` (default 1). Positive.
     pub lambda2: f64,
-    /// Maximum leaves per tree (default 31).
-    pub leaves: usize,
-    /// Minimum training documents per leaf (default 20).
-    pub min_data_in_leaf: usize,
-    /// With a validation split: stop after this many rounds without a better validation
-    /// measure; 0 (the default) runs every round. The best prefix is kept either way.
-    pub early_stopping_rounds: usize,
+    /// The tree keys every tree ranker has (`leaves`, `min_data_in_leaf`,
+    /// `early_stopping_rounds`).
+    #[serde(flatten)]
+    pub tree: BaseTreeParams,
 }
 
 impl Default for IntervalRankParams {
     fn default() -> Self {
-        Self {
-            rounds: 100,
-            eta: 0.1,
-            lambda1: 1.0,
-            lambda2: 1.0,
-            leaves: 31,
-            min_data_in_leaf: 20,
-            early_stopping_rounds: 0,
-        }
+        Self { rounds: 100, eta: 0.1, lambda1: 1.0, lambda2: 1.0, tree: BaseTreeParams::default() }
     }
 }
 
@@ -84,40 +73,29 @@ impl Params for IntervalRankParams {
 
     /// `rounds <= 10000`: every round solves an interval problem per training query, so a
     /// round costs far more than a LambdaMART tree.
-    const TABLE: &'static [ParamInfo] = &[
-        ParamInfo::int(
-            "rounds",
-            1,
-            10_000,
-            "boosting rounds, one tree each; with vali the best prefix is kept",
-        ),
-        ParamInfo::positive("eta", 0.0, 1.0, "step size: each tree's output is scaled by eta"),
-        ParamInfo::positive("lambda1", 0.0, 1e6, "weight of the margin slacks eps"),
-        ParamInfo::positive("lambda2", 0.0, 1e6, "weight of the interval widths xi"),
-        rows::LEAVES,
-        rows::MIN_DATA_IN_LEAF,
-        rows::EARLY_STOPPING_ROUNDS,
-    ];
+    const TABLE: &'static [ParamInfo] = param_table!(
+        &[
+            ParamInfo::int(
+                "rounds",
+                1,
+                10_000,
+                "boosting rounds, one tree each; with vali the best prefix is kept"
+            ),
+            ParamInfo::positive("eta", 0.0, 1.0, "step size: each tree's output is scaled by eta"),
+            ParamInfo::positive("lambda1", 0.0, 1e6, "weight of the margin slacks eps"),
+            ParamInfo::positive("lambda2", 0.0, 1e6, "weight of the interval widths xi"),
+        ],
+        BaseTreeParams::TABLE,
+    );
 
     fn validate(&self) -> Result<IntervalRank> {
-        // `leaves`, `min_data_in_leaf` and `early_stopping_rounds` are checked by
-        // `boost.validate()` below, through the same rows.
+        // The tree keys are checked by `boost_config`, through the same rows.
         let info = |key| param_info(Self::TABLE, key);
         info("rounds").check_int(self.rounds as u64)?;
         info("eta").check_real(self.eta)?;
         info("lambda1").check_real(self.lambda1)?;
         info("lambda2").check_real(self.lambda2)?;
-        let boost = BoostConfig {
-            rounds: self.rounds,
-            early_stopping_rounds: self.early_stopping_rounds,
-            tree: TreeConfig {
-                max_leaves: self.leaves,
-                min_data_in_leaf: self.min_data_in_leaf,
-                learning_rate: self.eta,
-                ..TreeConfig::default()
-            },
-        };
-        boost.validate()?;
+        let boost = self.tree.boost_config(self.rounds, self.eta)?;
         Ok(IntervalRank { params: self.clone(), boost })
     }
 }
@@ -310,6 +288,24 @@ mod tests {
     use super::*;
     use ltr_core::DatasetBuilder;
 
+    /// The default parameters with `edit` applied to the tree keys.
+    fn tree(edit: impl FnOnce(&mut BaseTreeParams)) -> IntervalRankParams {
+        let mut p = IntervalRankParams::default();
+        edit(&mut p.tree);
+        p
+    }
+
+    /// The tree keys sit flat in the parameters' JSON, in the order and with the values they
+    /// had as fields.
+    #[test]
+    fn parameters_serialise_flat() {
+        let json = r#"{"rounds":100,"eta":0.1,"lambda1":1.0,"lambda2":1.0,"leaves":31,"min_data_in_leaf":20,"early_stopping_rounds":0}"#;
+        assert_eq!(serde_json::to_string(&IntervalRankParams::default()).unwrap(), json);
+        assert_eq!(serde_json::from_str::<IntervalRankParams>(json).unwrap(), IntervalRankParams::default());
+        let p: IntervalRankParams = serde_json::from_str(r#"{"leaves": 7, "eta": 0.5}"#).unwrap();
+        assert_eq!(p, IntervalRankParams { eta: 0.5, ..tree(|t| t.leaves = 7) });
+    }
+
     #[test]
     fn parameter_table_matches_the_defaults_and_the_readme() {
         let readme = include_str!("../README.md");
@@ -321,7 +317,7 @@ mod tests {
         for (p, key) in [
             (IntervalRankParams { rounds: 10_001, ..Default::default() }, "`rounds`"),
             (IntervalRankParams { eta: 0.0, ..Default::default() }, "`eta`"),
-            (IntervalRankParams { leaves: 5000, ..Default::default() }, "`leaves`"),
+            (tree(|t| t.leaves = 5000), "`leaves`"),
         ] {
             let e = p.validate().unwrap_err().to_string();
             assert!(e.contains(key), "{e}");
@@ -382,7 +378,7 @@ mod tests {
     fn learns_a_toy_ranking_and_round_trips_through_json() {
         let data = toy();
         let params =
-            IntervalRankParams { rounds: 30, min_data_in_leaf: 5, leaves: 8, eta: 0.3, ..Default::default() };
+            IntervalRankParams { rounds: 30, eta: 0.3, ..tree(|t| (t.min_data_in_leaf, t.leaves) = (5, 8)) };
         let model = params.validate().unwrap().fit(&data, None, &mut Rng::new(1)).unwrap();
         let scores = model.score_vec(&data).unwrap();
         // Mean score rises with the grade.
@@ -407,8 +403,6 @@ mod tests {
         assert_eq!(key(IntervalRankParams { lambda2: -1.0, ..Default::default() }), "lambda2");
         assert_eq!(key(IntervalRankParams { eta: f64::INFINITY, ..Default::default() }), "eta");
         assert_eq!(key(IntervalRankParams { rounds: 0, ..Default::default() }), "rounds");
-        assert_eq!(key(IntervalRankParams { leaves: 1, ..Default::default() }), "leaves");
-        let json = r#"{"rounds": 5, "typo": 1}"#;
-        assert!(serde_json::from_str::<IntervalRankParams>(json).is_err());
+        assert_eq!(key(tree(|t| t.leaves = 1)), "leaves");
     }
 }

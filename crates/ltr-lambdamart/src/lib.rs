@@ -20,9 +20,9 @@ mod objective;
 
 use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
-    Validation, param_info,
+    Validation, param_table,
 };
-use ltr_trees::{BoostConfig, Ensemble, TreeConfig, boost, rows};
+use ltr_trees::{BoostConfig, Ensemble, TreeParams, boost};
 use serde::{Deserialize, Serialize};
 
 pub use objective::LambdaObjective;
@@ -44,104 +44,49 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     ..AlgorithmInfo::DEFAULT
 };
 
-/// LambdaMART hyperparameters (keys for specs and `--set`). Defaults are LightGBM's
-/// `lambdarank` defaults.
+/// LambdaMART hyperparameters (keys for specs and `--set`): the tree keys plus the pair
+/// weighting. Defaults are LightGBM's `lambdarank` defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct LambdaMartParams {
-    /// Number of boosting rounds, one tree each (default 100, LightGBM's
-    /// `num_iterations`). With a validation split the best prefix is kept.
-    pub trees: usize,
-    /// Maximum leaves per tree, grown best-first (default 31, `num_leaves`).
-    pub leaves: usize,
-    /// Shrinkage of every leaf value (default 0.1).
-    pub learning_rate: f64,
-    /// Minimum training documents per leaf (default 20).
-    pub min_data_in_leaf: usize,
-    /// Minimum sum of hessians per leaf (default 1e-3).
-    pub min_sum_hessian_in_leaf: f64,
-    /// L2 penalty in the leaf values `-G / (H + lambda_l2)` (default 0).
-    pub lambda_l2: f64,
+    /// The tree and boosting keys (`trees`, `leaves`, `learning_rate`, ...), LightGBM's.
+    #[serde(flatten)]
+    pub tree: TreeParams,
     /// Steepness of the pairwise sigmoid (default 1, LightGBM's `sigmoid`).
     pub sigma: f64,
     /// Cut-off `k` of the NDCG@k whose changes weight the pairs; 0 (the default) means no
     /// truncation: NDCG over the whole list.
     pub ndcg_truncation: usize,
-    /// Maximum quantile bins per feature, 2..=255 (default 255, `max_bin`).
-    pub max_bins: usize,
-    /// With a validation split: stop after this many rounds without a better validation
-    /// measure; 0 (the default) runs every round. The best prefix is kept either way.
-    pub early_stopping_rounds: usize,
-    /// Fraction of training documents sampled for each tree, in (0, 1] (default 1).
-    pub row_subsample: f64,
-    /// Fraction of features sampled for each tree, in (0, 1] (default 1).
-    pub feature_subsample: f64,
 }
 
 impl Default for LambdaMartParams {
     fn default() -> Self {
-        Self {
-            trees: 100,
-            leaves: 31,
-            learning_rate: 0.1,
-            min_data_in_leaf: 20,
-            min_sum_hessian_in_leaf: 1e-3,
-            lambda_l2: 0.0,
-            sigma: 1.0,
-            ndcg_truncation: 0,
-            max_bins: 255,
-            early_stopping_rounds: 0,
-            row_subsample: 1.0,
-            feature_subsample: 1.0,
-        }
+        Self { tree: TreeParams::default(), sigma: 1.0, ndcg_truncation: 0 }
     }
 }
+
+/// The sigmoid steepness key.
+const SIGMA: ParamInfo = ParamInfo::positive("sigma", 0.0, 100.0, "steepness of the pairwise sigmoid");
+
+/// The truncation key.
+const NDCG_TRUNCATION: ParamInfo = ParamInfo::int(
+    "ndcg_truncation",
+    0,
+    100_000,
+    "k of the NDCG@k whose changes weight the pairs (0: whole list)",
+);
 
 impl Params for LambdaMartParams {
     type Checked = LambdaMart;
 
     /// The tree keys' rows are `ltr-trees`'; `trees <= 100000` keeps a run within minutes
     /// (100 trees take about 0.3 s on MQ2008 Fold1).
-    const TABLE: &'static [ParamInfo] = &[
-        rows::TREES,
-        rows::LEAVES,
-        rows::LEARNING_RATE,
-        rows::MIN_DATA_IN_LEAF,
-        rows::MIN_SUM_HESSIAN_IN_LEAF,
-        rows::LAMBDA_L2,
-        ParamInfo::positive("sigma", 0.0, 100.0, "steepness of the pairwise sigmoid"),
-        ParamInfo::int(
-            "ndcg_truncation",
-            0,
-            100_000,
-            "k of the NDCG@k whose changes weight the pairs (0: whole list)",
-        ),
-        rows::MAX_BINS,
-        rows::EARLY_STOPPING_ROUNDS,
-        rows::ROW_SUBSAMPLE,
-        rows::FEATURE_SUBSAMPLE,
-    ];
+    const TABLE: &'static [ParamInfo] = param_table!(TreeParams::TABLE, &[SIGMA, NDCG_TRUNCATION]);
 
     fn validate(&self) -> Result<LambdaMart> {
-        // The tree settings are checked by `boost.validate()` below, through the same rows.
-        param_info(Self::TABLE, "sigma").check_real(self.sigma)?;
-        param_info(Self::TABLE, "ndcg_truncation").check_int(self.ndcg_truncation as u64)?;
-        let boost = BoostConfig {
-            rounds: self.trees,
-            early_stopping_rounds: self.early_stopping_rounds,
-            tree: TreeConfig {
-                max_leaves: self.leaves,
-                min_data_in_leaf: self.min_data_in_leaf,
-                min_sum_hessian_in_leaf: self.min_sum_hessian_in_leaf,
-                lambda_l2: self.lambda_l2,
-                learning_rate: self.learning_rate,
-                max_bins: self.max_bins,
-                row_subsample: self.row_subsample,
-                feature_subsample: self.feature_subsample,
-                ..TreeConfig::default()
-            },
-        };
-        boost.validate()?;
+        SIGMA.check_real(self.sigma)?;
+        NDCG_TRUNCATION.check_int(self.ndcg_truncation as u64)?;
+        let boost = self.tree.boost_config()?;
         Ok(LambdaMart { params: self.clone(), boost })
     }
 }
@@ -248,6 +193,28 @@ mod tests {
         b.finish().unwrap()
     }
 
+    /// The default parameters with `edit` applied to the tree keys.
+    fn tree(edit: impl FnOnce(&mut TreeParams)) -> LambdaMartParams {
+        let mut p = LambdaMartParams::default();
+        edit(&mut p.tree);
+        p
+    }
+
+    /// The tree keys sit flat in the parameters' JSON, with the values they had as fields.
+    #[test]
+    fn parameters_serialise_flat() {
+        let expected = serde_json::json!({
+            "trees": 100, "leaves": 31, "learning_rate": 0.1, "min_data_in_leaf": 20,
+            "min_sum_hessian_in_leaf": 0.001, "lambda_l2": 0.0, "sigma": 1.0, "ndcg_truncation": 0,
+            "max_bins": 255, "early_stopping_rounds": 0, "row_subsample": 1.0, "feature_subsample": 1.0,
+        });
+        assert_eq!(serde_json::to_value(LambdaMartParams::default()).unwrap(), expected);
+        let p: LambdaMartParams = serde_json::from_value(expected).unwrap();
+        assert_eq!(p, LambdaMartParams::default());
+        let p: LambdaMartParams = serde_json::from_str(r#"{"leaves": 7, "sigma": 2}"#).unwrap();
+        assert_eq!(p, LambdaMartParams { sigma: 2.0, ..tree(|t| t.base.leaves = 7) });
+    }
+
     #[test]
     fn parameter_table_matches_the_defaults_and_the_readme() {
         let readme = include_str!("../README.md");
@@ -257,11 +224,11 @@ mod tests {
             assert!(LambdaMartParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
         }
         for (p, key) in [
-            (LambdaMartParams { trees: 1_000_000_000, ..Default::default() }, "`trees`"),
-            (LambdaMartParams { leaves: 1, ..Default::default() }, "`leaves`"),
-            (LambdaMartParams { learning_rate: f64::INFINITY, ..Default::default() }, "`learning_rate`"),
+            (tree(|t| t.trees = 1_000_000_000), "`trees`"),
+            (tree(|t| t.base.leaves = 1), "`leaves`"),
+            (tree(|t| t.learning_rate = f64::INFINITY), "`learning_rate`"),
             (LambdaMartParams { sigma: 0.0, ..Default::default() }, "`sigma`"),
-            (LambdaMartParams { row_subsample: 1.5, ..Default::default() }, "`row_subsample`"),
+            (tree(|t| t.row_subsample = 1.5), "`row_subsample`"),
         ] {
             let e = p.validate().unwrap_err().to_string();
             assert!(e.contains(key), "{e}");
@@ -272,28 +239,24 @@ mod tests {
     fn defaults_match_lightgbm_and_bad_values_name_their_key() {
         let d = LambdaMartParams::default();
         assert_eq!(
-            (d.trees, d.leaves, d.learning_rate, d.min_data_in_leaf, d.sigma),
+            (d.tree.trees, d.tree.base.leaves, d.tree.learning_rate, d.tree.base.min_data_in_leaf, d.sigma),
             (100, 31, 0.1, 20, 1.0)
         );
-        assert_eq!((d.max_bins, d.lambda_l2, d.min_sum_hessian_in_leaf), (255, 0.0, 1e-3));
+        assert_eq!((d.tree.max_bins, d.tree.lambda_l2, d.tree.min_sum_hessian_in_leaf), (255, 0.0, 1e-3));
         let key = |p: LambdaMartParams| match p.validate() {
             Err(Error::InvalidParam { name, .. }) => name,
             other => panic!("{other:?}"),
         };
-        assert_eq!(key(LambdaMartParams { trees: 0, ..d.clone() }), "trees");
-        assert_eq!(key(LambdaMartParams { leaves: 1, ..d.clone() }), "leaves");
+        assert_eq!(key(tree(|t| t.trees = 0)), "trees");
+        assert_eq!(key(tree(|t| t.base.leaves = 1)), "leaves");
         assert_eq!(key(LambdaMartParams { sigma: 0.0, ..d.clone() }), "sigma");
-        assert_eq!(key(LambdaMartParams { learning_rate: -0.1, ..d.clone() }), "learning_rate");
-        assert_eq!(key(LambdaMartParams { max_bins: 1, ..d.clone() }), "max_bins");
-        assert_eq!(key(LambdaMartParams { min_data_in_leaf: 0, ..d.clone() }), "min_data_in_leaf");
-        assert_eq!(
-            key(LambdaMartParams { min_sum_hessian_in_leaf: -1.0, ..d.clone() }),
-            "min_sum_hessian_in_leaf"
-        );
-        assert_eq!(key(LambdaMartParams { lambda_l2: f64::NAN, ..d.clone() }), "lambda_l2");
-        assert_eq!(key(LambdaMartParams { row_subsample: 0.0, ..d.clone() }), "row_subsample");
-        assert_eq!(key(LambdaMartParams { feature_subsample: 2.0, ..d }), "feature_subsample");
-        assert!(serde_json::from_str::<LambdaMartParams>(r#"{"tree": 5}"#).is_err());
+        assert_eq!(key(tree(|t| t.learning_rate = -0.1)), "learning_rate");
+        assert_eq!(key(tree(|t| t.max_bins = 1)), "max_bins");
+        assert_eq!(key(tree(|t| t.base.min_data_in_leaf = 0)), "min_data_in_leaf");
+        assert_eq!(key(tree(|t| t.min_sum_hessian_in_leaf = -1.0)), "min_sum_hessian_in_leaf");
+        assert_eq!(key(tree(|t| t.lambda_l2 = f64::NAN)), "lambda_l2");
+        assert_eq!(key(tree(|t| t.row_subsample = 0.0)), "row_subsample");
+        assert_eq!(key(tree(|t| t.feature_subsample = 2.0)), "feature_subsample");
         let p: LambdaMartParams = serde_json::from_str(r#"{"ndcg_truncation": 10}"#).unwrap();
         assert_eq!(p.ndcg_truncation, 10);
     }
@@ -301,15 +264,10 @@ mod tests {
     #[test]
     fn learns_a_toy_ranking_bit_identically_at_any_thread_count() {
         let data = toy(60, 3);
-        let learner = LambdaMartParams {
-            trees: 25,
-            leaves: 8,
-            min_data_in_leaf: 5,
-            row_subsample: 0.8,
-            ..Default::default()
-        }
-        .validate()
-        .unwrap();
+        let learner =
+            tree(|t| (t.trees, t.base.leaves, t.base.min_data_in_leaf, t.row_subsample) = (25, 8, 5, 0.8))
+                .validate()
+                .unwrap();
         let fit = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| learner.fit(&data, None, &mut Rng::new(11)).unwrap())
@@ -336,19 +294,14 @@ mod tests {
         use sha2::{Digest, Sha256};
         let data = toy(40, 5);
         for (params, golden) in [
-            (
-                LambdaMartParams { trees: 20, leaves: 8, min_data_in_leaf: 5, ..Default::default() },
-                GOLDEN_FULL,
-            ),
+            (tree(|t| (t.trees, t.base.leaves, t.base.min_data_in_leaf) = (20, 8, 5)), GOLDEN_FULL),
             (
                 LambdaMartParams {
-                    trees: 15,
-                    leaves: 6,
-                    min_data_in_leaf: 3,
-                    ndcg_truncation: 5,
                     sigma: 2.0,
-                    row_subsample: 0.7,
-                    ..Default::default()
+                    ndcg_truncation: 5,
+                    ..tree(|t| {
+                        (t.trees, t.base.leaves, t.base.min_data_in_leaf, t.row_subsample) = (15, 6, 3, 0.7)
+                    })
                 },
                 GOLDEN_TRUNCATED,
             ),

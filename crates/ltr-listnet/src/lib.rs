@@ -19,10 +19,7 @@ use ltr_core::{
     AlgorithmInfo, Dataset, Family, Grade, Learner, LossType, ParamInfo, Params, QueryView, Result, Rng,
     Validation,
 };
-use ltr_neural::settings::{
-    ACTIVATION, BATCH, EARLY_STOPPING, EPOCHS, HIDDEN, LAYERS, LEARNING_RATE, MOMENTUM, OPTIMIZER,
-};
-use ltr_neural::{Activation, NetSettings, NeuralModel, OptimizerKind, QueryObjective, TrainReport};
+use ltr_neural::{NetworkDefaults, NetworkParams, NeuralModel, QueryObjective, TrainReport, settings};
 use serde::{Deserialize, Serialize};
 
 /// Metadata of ListNet.
@@ -78,146 +75,68 @@ impl LabelTransform {
     }
 }
 
-/// Hyperparameters of ListNet (`listnet`).
+/// ListNet's label transform key.
+const LABEL_TRANSFORM: ParamInfo = ParamInfo::choice(
+    "label_transform",
+    &["gain", "grade"],
+    "target scores from grades: 2^y - 1 (gain) or y (grade)",
+);
+
+/// The defaults of ListNet's and ListMLE's network keys: a linear model, as in the LETOR
+/// baseline (`tanh` units when `hidden > 0`), trained with Adam at step 1e-3, one query per
+/// update; see the README.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListNetDefaults;
+
+impl NetworkDefaults for ListNetDefaults {
+    const NETWORK: NetworkParams<Self> = NetworkParams::BASE;
+}
+
+/// Hyperparameters of ListNet (`listnet`): `label_transform` and the network keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct ListNetParams {
     /// Target scores from the grades: `gain` (`2^y - 1`, default) or `grade` (`y`).
     pub label_transform: LabelTransform,
-    /// Units per hidden layer; 0 (default) is a linear model, as in the LETOR baseline.
-    pub hidden: usize,
-    /// Hidden layers, 1 or 2 (default 1; with `hidden > 0`).
-    pub layers: usize,
-    /// Hidden nonlinearity, `tanh` or `relu` (default `tanh`).
-    pub activation: Activation,
-    /// `adam` or `sgd` (default `adam`).
-    pub optimizer: OptimizerKind,
-    /// Step size (default 1e-3).
-    pub learning_rate: f64,
-    /// SGD momentum (default 0.9; unused by Adam).
-    pub momentum: f64,
-    /// Passes over the training queries (default 100). With validation data the best
-    /// epoch is kept.
-    pub epochs: usize,
-    /// Queries per update (default 1).
-    pub batch: usize,
-    /// With validation: stop after this many epochs without improvement; 0 (default) runs
-    /// every epoch.
-    pub early_stopping: usize,
+    /// The network and training keys (defaults: [`ListNetDefaults`]).
+    #[serde(flatten)]
+    pub network: NetworkParams<ListNetDefaults>,
 }
 
 impl Default for ListNetParams {
     fn default() -> Self {
-        Self {
-            label_transform: LabelTransform::Gain,
-            hidden: 0,
-            layers: 1,
-            activation: Activation::Tanh,
-            optimizer: OptimizerKind::Adam,
-            learning_rate: 1e-3,
-            momentum: 0.9,
-            epochs: 100,
-            batch: 1,
-            early_stopping: 0,
-        }
+        Self { label_transform: LabelTransform::Gain, network: NetworkParams::default() }
     }
 }
 
-/// Hyperparameters of ListMLE (`listmle`): the network and training keys of
-/// [`ListNetParams`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// Hyperparameters of ListMLE (`listmle`): the network keys of [`ListNetParams`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ListMleParams {
-    /// Units per hidden layer; 0 (default) is a linear model.
-    pub hidden: usize,
-    /// Hidden layers, 1 or 2 (default 1; with `hidden > 0`).
-    pub layers: usize,
-    /// Hidden nonlinearity (default `tanh`).
-    pub activation: Activation,
-    /// `adam` or `sgd` (default `adam`).
-    pub optimizer: OptimizerKind,
-    /// Step size (default 1e-3).
-    pub learning_rate: f64,
-    /// SGD momentum (default 0.9; unused by Adam).
-    pub momentum: f64,
-    /// Passes over the training queries (default 100).
-    pub epochs: usize,
-    /// Queries per update (default 1).
-    pub batch: usize,
-    /// Early-stopping patience in epochs; 0 (default) runs every epoch.
-    pub early_stopping: usize,
-}
-
-impl Default for ListMleParams {
-    fn default() -> Self {
-        let l = ListNetParams::default();
-        Self {
-            hidden: l.hidden,
-            layers: l.layers,
-            activation: l.activation,
-            optimizer: l.optimizer,
-            learning_rate: l.learning_rate,
-            momentum: l.momentum,
-            epochs: l.epochs,
-            batch: l.batch,
-            early_stopping: l.early_stopping,
-        }
-    }
-}
-
-macro_rules! net_settings {
-    ($p:expr) => {
-        NetSettings {
-            hidden: $p.hidden,
-            layers: $p.layers,
-            activation: $p.activation,
-            optimizer: $p.optimizer,
-            learning_rate: $p.learning_rate,
-            momentum: $p.momentum,
-            epochs: $p.epochs,
-            batch: $p.batch,
-            early_stopping: $p.early_stopping,
-        }
-    };
+    /// The network and training keys (defaults: [`ListNetDefaults`]).
+    #[serde(flatten)]
+    pub network: NetworkParams<ListNetDefaults>,
 }
 
 impl Params for ListNetParams {
     type Checked = ListNet;
 
-    const TABLE: &'static [ParamInfo] = &[
-        ParamInfo::choice(
-            "label_transform",
-            &["gain", "grade"],
-            "target scores from grades: 2^y - 1 (gain) or y (grade)",
-        ),
-        HIDDEN,
-        LAYERS,
-        ACTIVATION,
-        OPTIMIZER,
-        LEARNING_RATE,
-        MOMENTUM,
-        EPOCHS,
-        BATCH,
-        EARLY_STOPPING,
-    ];
+    const TABLE: &'static [ParamInfo] = ltr_core::param_table!(&[LABEL_TRANSFORM], settings::TABLE);
 
     fn validate(&self) -> Result<ListNet> {
-        let settings = net_settings!(self);
-        settings.check(Self::TABLE)?;
-        Ok(ListNet { transform: self.label_transform, settings })
+        self.network.validate()?;
+        Ok(ListNet { transform: self.label_transform, settings: self.network })
     }
 }
 
 impl Params for ListMleParams {
     type Checked = ListMle;
 
-    const TABLE: &'static [ParamInfo] =
-        &[HIDDEN, LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, MOMENTUM, EPOCHS, BATCH, EARLY_STOPPING];
+    const TABLE: &'static [ParamInfo] = settings::TABLE;
 
     fn validate(&self) -> Result<ListMle> {
-        let settings = net_settings!(self);
-        settings.check(Self::TABLE)?;
-        Ok(ListMle { settings })
+        self.network.validate()?;
+        Ok(ListMle { settings: self.network })
     }
 }
 
@@ -225,7 +144,7 @@ impl Params for ListMleParams {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListNet {
     transform: LabelTransform,
-    settings: NetSettings,
+    settings: NetworkParams<ListNetDefaults>,
 }
 
 impl ListNet {
@@ -252,7 +171,7 @@ impl Learner for ListNet {
 /// Validated ListMLE settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListMle {
-    settings: NetSettings,
+    settings: NetworkParams<ListNetDefaults>,
 }
 
 impl ListMle {

@@ -1,5 +1,5 @@
 use ltr_core::{DatasetBuilder, Error, Ranker};
-use ltr_neural::{Network, Standardizer};
+use ltr_neural::{Activation, Network, OptimizerKind, Standardizer};
 
 use super::*;
 
@@ -133,32 +133,48 @@ fn gradients_match_finite_differences_through_the_network() {
     }
 }
 
+/// ListNet's default network keys with `edit` applied.
+fn net(edit: impl FnOnce(&mut NetworkParams<ListNetDefaults>)) -> NetworkParams<ListNetDefaults> {
+    let mut n = ListNetDefaults::NETWORK;
+    edit(&mut n);
+    n
+}
+
 #[test]
 fn defaults_tables_and_bad_values() {
     let d = ListNetParams::default();
-    assert_eq!((d.hidden, d.label_transform, d.optimizer), (0, LabelTransform::Gain, OptimizerKind::Adam));
-    for (json, table) in [
-        (serde_json::to_value(ListNetParams::default()).unwrap(), ListNetParams::TABLE),
-        (serde_json::to_value(ListMleParams::default()).unwrap(), ListMleParams::TABLE),
-    ] {
-        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
-        assert_eq!(keys.len(), table.len());
-        for k in keys {
-            assert!(table.iter().any(|p| p.key == k), "{k} missing from the table");
-        }
-    }
+    let n = &d.network;
+    assert_eq!((n.hidden, d.label_transform, n.optimizer), (0, LabelTransform::Gain, OptimizerKind::Adam));
+    ltr_core::check_table::<ListNetParams>().unwrap();
+    ltr_core::check_table::<ListMleParams>().unwrap();
     let key = |r: Result<ListNet>| match r {
         Err(Error::InvalidParam { name, .. }) => name,
         other => panic!("{other:?}"),
     };
-    assert_eq!(key(ListNetParams { learning_rate: 0.0, ..d.clone() }.validate()), "learning_rate");
-    assert_eq!(key(ListNetParams { hidden: 5000, ..d.clone() }.validate()), "hidden");
-    assert_eq!(key(ListNetParams { early_stopping: 1 << 40, ..d.clone() }.validate()), "early_stopping");
+    let with = |network| ListNetParams { network, ..d.clone() }.validate();
+    assert_eq!(key(with(net(|n| n.learning_rate = 0.0))), "learning_rate");
+    assert_eq!(key(with(net(|n| n.hidden = 5000))), "hidden");
+    assert_eq!(key(with(net(|n| n.early_stopping = 1 << 40))), "early_stopping");
     assert!(matches!(
-        ListMleParams { epochs: 0, ..Default::default() }.validate(),
+        ListMleParams { network: net(|n| n.epochs = 0) }.validate(),
         Err(Error::InvalidParam { name: "epochs", .. })
     ));
     assert!(serde_json::from_str::<ListNetParams>(r#"{"label_transform": "exp"}"#).is_err());
+}
+
+/// The network keys sit flat in the parameters' JSON, with the values they had as fields of
+/// each parameter type, and a key left out takes ListNet's default, not another network's.
+#[test]
+fn parameters_serialise_flat_with_listnet_defaults() {
+    let network = r#""hidden":0,"layers":1,"activation":"tanh","optimizer":"adam","learning_rate":0.001,"momentum":0.9,"epochs":100,"batch":1,"early_stopping":0}"#;
+    let listnet = format!(r#"{{"label_transform":"gain",{network}"#);
+    assert_eq!(serde_json::to_string(&ListNetParams::default()).unwrap(), listnet);
+    assert_eq!(serde_json::to_string(&ListMleParams::default()).unwrap(), format!("{{{network}"));
+    let p: ListMleParams = serde_json::from_str(r#"{"hidden": 8, "batch": 2}"#).unwrap();
+    assert_eq!(p.network, net(|n| (n.hidden, n.batch) = (8, 2)));
+    assert_eq!((p.network.activation, p.network.learning_rate), (Activation::Tanh, 1e-3));
+    let back: ListNetParams = serde_json::from_str(&listnet).unwrap();
+    assert_eq!(back, ListNetParams::default());
 }
 
 #[test]
@@ -167,8 +183,9 @@ fn models_are_byte_identical_at_any_thread_count() {
     let vali = toy(10, 12, 3);
     let measure = ltr_metrics::Criterion::new(ltr_metrics::Metric::Map, ltr_metrics::EvalConfig::of(&vali));
     let valid = Validation { data: &vali, measure: &measure };
-    let listnet = ListNetParams { hidden: 6, batch: 5, epochs: 12, ..Default::default() }.validate().unwrap();
-    let listmle = ListMleParams { batch: 4, epochs: 12, ..Default::default() }.validate().unwrap();
+    let network = net(|n| (n.hidden, n.batch, n.epochs) = (6, 5, 12));
+    let listnet = ListNetParams { network, ..Default::default() }.validate().unwrap();
+    let listmle = ListMleParams { network: net(|n| (n.batch, n.epochs) = (4, 12)) }.validate().unwrap();
     let fit = |threads: usize, seed: u64, mle: bool| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let m = pool.install(|| {
@@ -195,11 +212,11 @@ fn learns_a_toy_ranking() {
     let cfg = ltr_metrics::EvalConfig::official(ltr_metrics::Convention::Standard);
     let ndcg = |s: &[f64]| ltr_metrics::Metric::Ndcg(10).mean(&test, s, &cfg).unwrap();
     let random = ndcg(&vec![0.0; test.n_docs()]);
-    let listnet = ListNetParams { epochs: 30, ..Default::default() }.validate().unwrap();
+    let listnet = ListNetParams { network: net(|n| n.epochs = 30), ..Default::default() }.validate().unwrap();
     let (model, report) = listnet.fit_with_report(&data, None, &mut Rng::new(1)).unwrap();
     assert_eq!((report.epochs_run, report.epoch), (30, 30));
     assert!(ndcg(&model.score_vec(&test).unwrap()) > random + 0.1);
-    let listmle = ListMleParams { epochs: 30, hidden: 8, ..Default::default() }.validate().unwrap();
+    let listmle = ListMleParams { network: net(|n| (n.epochs, n.hidden) = (30, 8)) }.validate().unwrap();
     let model = listmle.fit(&data, None, &mut Rng::new(1)).unwrap();
     assert!(ndcg(&model.score_vec(&test).unwrap()) > random + 0.1);
 }

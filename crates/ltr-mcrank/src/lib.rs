@@ -11,7 +11,7 @@ use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
     Validation, check_scoring,
 };
-use ltr_trees::{BoostConfig, Ensemble, MultiObjective, TreeConfig, boost_multi, rows};
+use ltr_trees::{BoostConfig, Ensemble, MultiObjective, TreeParams, boost_multi};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -36,86 +36,24 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 /// column of the training set (LETOR and MSLR have 3 to 5 grades).
 pub const MAX_CLASSES: usize = 32;
 
-/// McRank hyperparameters (the tree keys are LambdaMART's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// McRank hyperparameters: the tree keys of LambdaMART ([`TreeParams`]; each round grows
+/// `K` trees, one per grade).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct McRankParams {
-    /// Boosting rounds, `K` trees each (one per grade). Default 100. With a validation
-    /// split the best prefix is kept.
-    pub trees: usize,
-    /// Maximum leaves per tree, grown best-first. Default 31.
-    pub leaves: usize,
-    /// Shrinkage of every leaf value. Default 0.1.
-    pub learning_rate: f64,
-    /// Minimum training documents per leaf. Default 20.
-    pub min_data_in_leaf: usize,
-    /// Minimum sum of hessians per leaf. Default 1e-3.
-    pub min_sum_hessian_in_leaf: f64,
-    /// L2 penalty in the leaf values. Default 0.
-    pub lambda_l2: f64,
-    /// Maximum quantile bins per feature. Default 255.
-    pub max_bins: usize,
-    /// With a validation split: stop after this many rounds without a better value; 0 runs
-    /// every round. Default 0.
-    pub early_stopping_rounds: usize,
-    /// Fraction of documents sampled for each tree. Default 1.
-    pub row_subsample: f64,
-    /// Fraction of features sampled for each tree. Default 1.
-    pub feature_subsample: f64,
-}
-
-impl Default for McRankParams {
-    fn default() -> Self {
-        Self {
-            trees: 100,
-            leaves: 31,
-            learning_rate: 0.1,
-            min_data_in_leaf: 20,
-            min_sum_hessian_in_leaf: 1e-3,
-            lambda_l2: 0.0,
-            max_bins: 255,
-            early_stopping_rounds: 0,
-            row_subsample: 1.0,
-            feature_subsample: 1.0,
-        }
-    }
+    /// The tree and boosting keys (`trees`, `leaves`, `learning_rate`, ...), LightGBM's.
+    #[serde(flatten)]
+    pub tree: TreeParams,
 }
 
 impl Params for McRankParams {
     type Checked = McRank;
 
     /// The rows are `ltr-trees`' (LambdaMART's keys and ranges).
-    const TABLE: &'static [ParamInfo] = &[
-        rows::TREES,
-        rows::LEAVES,
-        rows::LEARNING_RATE,
-        rows::MIN_DATA_IN_LEAF,
-        rows::MIN_SUM_HESSIAN_IN_LEAF,
-        rows::LAMBDA_L2,
-        rows::MAX_BINS,
-        rows::EARLY_STOPPING_ROUNDS,
-        rows::ROW_SUBSAMPLE,
-        rows::FEATURE_SUBSAMPLE,
-    ];
+    const TABLE: &'static [ParamInfo] = TreeParams::TABLE;
 
     fn validate(&self) -> Result<McRank> {
-        let boost = BoostConfig {
-            rounds: self.trees,
-            early_stopping_rounds: self.early_stopping_rounds,
-            tree: TreeConfig {
-                max_leaves: self.leaves,
-                min_data_in_leaf: self.min_data_in_leaf,
-                min_sum_hessian_in_leaf: self.min_sum_hessian_in_leaf,
-                lambda_l2: self.lambda_l2,
-                learning_rate: self.learning_rate,
-                max_bins: self.max_bins,
-                row_subsample: self.row_subsample,
-                feature_subsample: self.feature_subsample,
-                ..TreeConfig::default()
-            },
-        };
-        boost.validate()?;
-        Ok(McRank { boost })
+        Ok(McRank { boost: self.tree.boost_config()? })
     }
 }
 

@@ -4,6 +4,13 @@ use ltr_trees::Objective;
 
 use super::*;
 
+/// The default parameters with `edit` applied to the tree keys.
+fn tree(edit: impl FnOnce(&mut TreeParams)) -> McRankParams {
+    let mut p = McRankParams::default();
+    edit(&mut p.tree);
+    p
+}
+
 #[test]
 fn parameter_table_matches_the_defaults_and_the_readme() {
     let readme = include_str!("../README.md");
@@ -13,17 +20,25 @@ fn parameter_table_matches_the_defaults_and_the_readme() {
         assert!(McRankParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
     }
     let d = McRankParams::default();
-    assert_eq!((d.trees, d.leaves, d.learning_rate, d.min_data_in_leaf), (100, 31, 0.1, 20));
+    let t = &d.tree;
+    assert_eq!((t.trees, t.base.leaves, t.learning_rate, t.base.min_data_in_leaf), (100, 31, 0.1, 20));
+    // The tree keys sit flat in the parameters' JSON, with the values they had as fields.
+    let expected = serde_json::json!({
+        "trees": 100, "leaves": 31, "learning_rate": 0.1, "min_data_in_leaf": 20,
+        "min_sum_hessian_in_leaf": 0.001, "lambda_l2": 0.0, "max_bins": 255,
+        "early_stopping_rounds": 0, "row_subsample": 1.0, "feature_subsample": 1.0,
+    });
+    assert_eq!(serde_json::to_value(&d).unwrap(), expected);
+    assert_eq!(serde_json::from_value::<McRankParams>(expected).unwrap(), d);
     for (p, key) in [
-        (McRankParams { trees: 0, ..Default::default() }, "`trees`"),
-        (McRankParams { leaves: 1, ..Default::default() }, "`leaves`"),
-        (McRankParams { learning_rate: 0.0, ..Default::default() }, "`learning_rate`"),
-        (McRankParams { lambda_l2: -1.0, ..Default::default() }, "`lambda_l2`"),
+        (tree(|t| t.trees = 0), "`trees`"),
+        (tree(|t| t.base.leaves = 1), "`leaves`"),
+        (tree(|t| t.learning_rate = 0.0), "`learning_rate`"),
+        (tree(|t| t.lambda_l2 = -1.0), "`lambda_l2`"),
     ] {
         let e = p.validate().unwrap_err().to_string();
         assert!(e.contains(key), "{e}");
     }
-    assert!(serde_json::from_str::<McRankParams>(r#"{"sigma": 1}"#).is_err());
 }
 
 /// K = 3, all class scores 0: p = 1/3 each. A document of grade 2 gets gradients
@@ -63,7 +78,7 @@ fn one_round_of_constant_trees_has_friedmans_leaf_values() {
         b.push_doc(y, &[1.0], None).unwrap();
     }
     let d = b.finish().unwrap();
-    let p = McRankParams { learning_rate: 1.0, min_data_in_leaf: 1, ..Default::default() };
+    let p = tree(|t| (t.learning_rate, t.base.min_data_in_leaf) = (1.0, 1));
     let model = p.validate().unwrap().fit(&d, None, &mut Rng::new(0)).unwrap();
     assert_eq!(model.n_classes(), 3);
     let leaves: Vec<f64> = model.ensembles.iter().map(|e| e.trees[0].leaf_value[0]).collect();
@@ -115,14 +130,10 @@ fn random_data(seed: u64, queries: usize, grades: u8) -> Dataset {
 fn two_grades_rank_as_binary_log_loss_boosting() {
     let d = random_data(5, 30, 2);
     assert_eq!(d.max_grade(), 1);
-    let p = McRankParams {
-        trees: 20,
-        leaves: 6,
-        min_data_in_leaf: 5,
-        min_sum_hessian_in_leaf: 0.0,
-        lambda_l2: 0.0,
-        ..Default::default()
-    };
+    let p = tree(|t| {
+        (t.trees, t.base.leaves, t.base.min_data_in_leaf, t.min_sum_hessian_in_leaf, t.lambda_l2) =
+            (20, 6, 5, 0.0, 0.0)
+    });
     let learner = p.validate().unwrap();
     let model = learner.fit(&d, None, &mut Rng::new(1)).unwrap();
     let cfg = learner.boost.clone();
@@ -151,8 +162,7 @@ fn deterministic_and_json_round_trips() {
     let (train, vali) = (random_data(7, 40, 3), random_data(8, 12, 3));
     let crit = ltr_metrics::Criterion::new(ltr_metrics::Metric::Ndcg(10), ltr_metrics::EvalConfig::of(&vali));
     let valid = Validation { data: &vali, measure: &crit };
-    let p =
-        McRankParams { trees: 30, leaves: 8, min_data_in_leaf: 5, row_subsample: 0.8, ..Default::default() };
+    let p = tree(|t| (t.trees, t.base.leaves, t.base.min_data_in_leaf, t.row_subsample) = (30, 8, 5, 0.8));
     let learner = p.validate().unwrap();
     let fit = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

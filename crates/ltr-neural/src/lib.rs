@@ -11,7 +11,8 @@
 //!   computed in parallel into separate buffers and summed in a fixed order, so the model is
 //!   byte-identical at any thread count; the epoch is chosen on the validation split with
 //!   `ltr_core::BestCheckpoint`, with optional early stopping.
-//! * [`settings`]: the shared hyperparameter keys and their ranges.
+//! * [`settings`]: the shared hyperparameter keys, their ranges, defaults and check
+//!   ([`NetworkParams`], embedded in each algorithm's parameters).
 //!
 //! No tensor framework: the networks are small, and a hand-written pass on slices keeps the
 //! build lean and the floating-point order fixed.
@@ -27,7 +28,7 @@ mod train;
 pub use model::NeuralModel;
 pub use net::{Activation, NetScratch, Network};
 pub use optim::{Optimizer, OptimizerKind};
-pub use settings::NetSettings;
+pub use settings::{NetworkDefaults, NetworkParams};
 pub use standardize::Standardizer;
 pub use train::{QueryObjective, TrainReport, has_two_grades, total_cost, total_gradient, train};
 

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use crate::model::NeuralModel;
 use crate::net::{NetScratch, Network};
 use crate::optim::Optimizer;
-use crate::settings::{MAX_PARAMS, NetSettings};
+use crate::settings::{MAX_PARAMS, NetworkParams};
 use crate::standardize::Standardizer;
 
 /// A ranking loss, one query at a time: what distinguishes RankNet, LambdaRank, ListNet and
@@ -85,11 +85,11 @@ pub(crate) fn score_rows(net: &Network, x: &[f64], out: &mut [f64]) {
 /// buffer; the buffers are then summed in batch order and averaged, so the update, and the
 /// model, do not depend on the number of threads. Randomness: the initial weights, the
 /// query orders and the objective's own draws come from three child streams of `rng`.
-pub fn train<O: QueryObjective>(
+pub fn train<O: QueryObjective, D>(
     algorithm: &'static str,
     data: &Dataset,
     valid: Option<&Validation<'_>>,
-    settings: &NetSettings,
+    settings: &NetworkParams<D>,
     objective: &mut O,
     rng: &mut Rng,
 ) -> Result<(NeuralModel, TrainReport)> {

@@ -5,17 +5,16 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ltr_core::{Learner, Params, Rng};
+use ltr_neural::NetworkParams;
 use ltr_ranknet::{LambdaRankParams, RankNetParams};
 
 fn bench_ranknet(c: &mut Criterion) {
     let fold = ltr_data::embedded::load_fold("letor4", "MQ2008", 1).expect("embedded MQ2008");
     let train = fold.train;
     eprintln!("rayon threads: {}", rayon::current_num_threads());
-    let ranknet =
-        RankNetParams { epochs: 100, hidden: 10, layers: 1, ..Default::default() }.validate().expect("valid");
-    let lambdarank = LambdaRankParams { epochs: 100, hidden: 10, layers: 1, ..Default::default() }
-        .validate()
-        .expect("valid");
+    let network = NetworkParams { epochs: 100, hidden: 10, layers: 1, ..Default::default() };
+    let ranknet = RankNetParams { network, ..Default::default() }.validate().expect("valid");
+    let lambdarank = LambdaRankParams { network, ..Default::default() }.validate().expect("valid");
     let mut g = c.benchmark_group("ranknet");
     g.sample_size(10);
     g.bench_function("ranknet_fit_100_epochs_10_hidden_mq2008_fold1_train", |b| {

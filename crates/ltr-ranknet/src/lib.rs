@@ -21,13 +21,11 @@
 
 use ltr_core::{
     AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, QueryView, Result, Rng, Validation,
-    param_info,
 };
 use ltr_metrics::lambda::{LambdaConfig, LambdaScratch, PairLambdas};
-use ltr_neural::settings::{
-    ACTIVATION, BATCH, EARLY_STOPPING, EPOCHS, HIDDEN, LAYERS, LEARNING_RATE, MOMENTUM, OPTIMIZER,
+use ltr_neural::{
+    Activation, NetworkDefaults, NetworkParams, NeuralModel, QueryObjective, has_two_grades, settings,
 };
-use ltr_neural::{Activation, NetSettings, NeuralModel, OptimizerKind, QueryObjective, has_two_grades};
 use serde::{Deserialize, Serialize};
 
 /// Metadata of RankNet.
@@ -67,173 +65,85 @@ pub const INFO_LAMBDARANK: AlgorithmInfo = AlgorithmInfo {
 const SIGMA: ParamInfo =
     ParamInfo::positive("sigma", 0.0, 100.0, "steepness of the pair probability sigmoid");
 
-/// Hyperparameters of RankNet (`ranknet`). Defaults: RankLib's RankNet budget and shape
-/// (100 epochs, one hidden layer of 10 units), trained with Adam; see the README.
+/// LambdaRank's truncation key.
+const NDCG_TRUNCATION: ParamInfo =
+    ParamInfo::int("ndcg_truncation", 0, 1_000_000, "k of the NDCG@k weighting the pairs; 0 = whole list");
+
+/// The defaults of RankNet's and LambdaRank's network keys: RankLib's RankNet budget and
+/// shape (100 epochs, one hidden layer of 10 units, here `relu`), trained with Adam at step
+/// 5e-4 on batches of 8 queries; see the README.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankNetDefaults;
+
+impl NetworkDefaults for RankNetDefaults {
+    const NETWORK: NetworkParams<Self> = NetworkParams {
+        hidden: 10,
+        activation: Activation::Relu,
+        learning_rate: 5e-4,
+        batch: 8,
+        ..NetworkParams::BASE
+    };
+}
+
+/// Hyperparameters of RankNet (`ranknet`): `sigma` and the network keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct RankNetParams {
     /// Steepness of the pair sigmoid (default 1).
     pub sigma: f64,
-    /// Units per hidden layer; 0 is a linear model (default 10).
-    pub hidden: usize,
-    /// Hidden layers, 1 or 2 (default 1).
-    pub layers: usize,
-    /// Hidden nonlinearity, `tanh` or `relu` (default `relu`).
-    pub activation: Activation,
-    /// `adam` or `sgd` (default `adam`).
-    pub optimizer: OptimizerKind,
-    /// Step size (default 5e-4).
-    pub learning_rate: f64,
-    /// SGD momentum (default 0.9; unused by Adam).
-    pub momentum: f64,
-    /// Passes over the training queries (default 100). With validation data the best
-    /// epoch is kept.
-    pub epochs: usize,
-    /// Queries per update (default 8).
-    pub batch: usize,
-    /// With validation: stop after this many epochs without improvement; 0 (default) runs
-    /// every epoch.
-    pub early_stopping: usize,
+    /// The network and training keys (defaults: [`RankNetDefaults`]).
+    #[serde(flatten)]
+    pub network: NetworkParams<RankNetDefaults>,
 }
 
 impl Default for RankNetParams {
     fn default() -> Self {
-        Self {
-            sigma: 1.0,
-            hidden: 10,
-            layers: 1,
-            activation: Activation::Relu,
-            optimizer: OptimizerKind::Adam,
-            learning_rate: 5e-4,
-            momentum: 0.9,
-            epochs: 100,
-            batch: 8,
-            early_stopping: 0,
-        }
+        Self { sigma: 1.0, network: NetworkParams::default() }
     }
 }
 
 /// Hyperparameters of LambdaRank (`lambdarank`): those of [`RankNetParams`] plus
 /// `ndcg_truncation`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct LambdaRankParams {
     /// Steepness of the pair sigmoid (default 1).
     pub sigma: f64,
     /// `k` of the NDCG@k whose swaps weight the pairs; 0 (default) is the whole list, as
     /// LambdaMART's default.
     pub ndcg_truncation: usize,
-    /// Units per hidden layer; 0 is a linear model (default 10).
-    pub hidden: usize,
-    /// Hidden layers, 1 or 2 (default 1).
-    pub layers: usize,
-    /// Hidden nonlinearity (default `relu`).
-    pub activation: Activation,
-    /// `adam` or `sgd` (default `adam`).
-    pub optimizer: OptimizerKind,
-    /// Step size (default 5e-4).
-    pub learning_rate: f64,
-    /// SGD momentum (default 0.9; unused by Adam).
-    pub momentum: f64,
-    /// Passes over the training queries (default 100).
-    pub epochs: usize,
-    /// Queries per update (default 8).
-    pub batch: usize,
-    /// Early-stopping patience in epochs; 0 (default) runs every epoch.
-    pub early_stopping: usize,
+    /// The network and training keys (defaults: [`RankNetDefaults`]).
+    #[serde(flatten)]
+    pub network: NetworkParams<RankNetDefaults>,
 }
 
 impl Default for LambdaRankParams {
     fn default() -> Self {
-        let r = RankNetParams::default();
-        Self {
-            sigma: r.sigma,
-            ndcg_truncation: 0,
-            hidden: r.hidden,
-            layers: r.layers,
-            activation: r.activation,
-            optimizer: r.optimizer,
-            learning_rate: r.learning_rate,
-            momentum: r.momentum,
-            epochs: r.epochs,
-            batch: r.batch,
-            early_stopping: r.early_stopping,
-        }
+        Self { sigma: 1.0, ndcg_truncation: 0, network: NetworkParams::default() }
     }
-}
-
-macro_rules! net_settings {
-    ($p:expr) => {
-        NetSettings {
-            hidden: $p.hidden,
-            layers: $p.layers,
-            activation: $p.activation,
-            optimizer: $p.optimizer,
-            learning_rate: $p.learning_rate,
-            momentum: $p.momentum,
-            epochs: $p.epochs,
-            batch: $p.batch,
-            early_stopping: $p.early_stopping,
-        }
-    };
 }
 
 impl Params for RankNetParams {
     type Checked = RankNet;
 
-    const TABLE: &'static [ParamInfo] = &[
-        SIGMA,
-        HIDDEN,
-        LAYERS,
-        ACTIVATION,
-        OPTIMIZER,
-        LEARNING_RATE,
-        MOMENTUM,
-        EPOCHS,
-        BATCH,
-        EARLY_STOPPING,
-    ];
+    const TABLE: &'static [ParamInfo] = ltr_core::param_table!(&[SIGMA], settings::TABLE);
 
     fn validate(&self) -> Result<RankNet> {
-        param_info(Self::TABLE, "sigma").check_real(self.sigma)?;
-        let settings = net_settings!(self);
-        settings.check(Self::TABLE)?;
-        Ok(RankNet { config: LambdaConfig::ranknet(self.sigma), settings, id: INFO_RANKNET.id })
+        SIGMA.check_real(self.sigma)?;
+        RankNet::checked(LambdaConfig::ranknet(self.sigma), self.network, INFO_RANKNET.id)
     }
 }
 
 impl Params for LambdaRankParams {
     type Checked = RankNet;
 
-    const TABLE: &'static [ParamInfo] = &[
-        SIGMA,
-        ParamInfo::int(
-            "ndcg_truncation",
-            0,
-            1_000_000,
-            "k of the NDCG@k weighting the pairs; 0 = whole list",
-        ),
-        HIDDEN,
-        LAYERS,
-        ACTIVATION,
-        OPTIMIZER,
-        LEARNING_RATE,
-        MOMENTUM,
-        EPOCHS,
-        BATCH,
-        EARLY_STOPPING,
-    ];
+    const TABLE: &'static [ParamInfo] = ltr_core::param_table!(&[SIGMA, NDCG_TRUNCATION], settings::TABLE);
 
     fn validate(&self) -> Result<RankNet> {
-        param_info(Self::TABLE, "sigma").check_real(self.sigma)?;
-        param_info(Self::TABLE, "ndcg_truncation").check_int(self.ndcg_truncation as u64)?;
-        let settings = net_settings!(self);
-        settings.check(Self::TABLE)?;
-        Ok(RankNet {
-            config: LambdaConfig::lambdarank(self.sigma, self.ndcg_truncation),
-            settings,
-            id: INFO_LAMBDARANK.id,
-        })
+        SIGMA.check_real(self.sigma)?;
+        NDCG_TRUNCATION.check_int(self.ndcg_truncation as u64)?;
+        let config = LambdaConfig::lambdarank(self.sigma, self.ndcg_truncation);
+        RankNet::checked(config, self.network, INFO_LAMBDARANK.id)
     }
 }
 
@@ -241,13 +151,23 @@ impl Params for LambdaRankParams {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankNet {
     config: LambdaConfig,
-    settings: NetSettings,
+    settings: NetworkParams<RankNetDefaults>,
     id: &'static str,
 }
 
 impl RankNet {
+    /// The learner of `id` once its network keys pass their checks.
+    fn checked(
+        config: LambdaConfig,
+        settings: NetworkParams<RankNetDefaults>,
+        id: &'static str,
+    ) -> Result<Self> {
+        settings.validate()?;
+        Ok(Self { config, settings, id })
+    }
+
     /// The network and training settings.
-    pub fn settings(&self) -> &NetSettings {
+    pub fn settings(&self) -> &NetworkParams<RankNetDefaults> {
         &self.settings
     }
 

@@ -1,5 +1,5 @@
 use ltr_core::{DatasetBuilder, Error, Grade, Ranker};
-use ltr_neural::{NetScratch, Network, Standardizer};
+use ltr_neural::{NetScratch, Network, OptimizerKind, Standardizer};
 
 use super::*;
 
@@ -171,6 +171,13 @@ fn gradients_match_finite_differences_through_the_network() {
     }
 }
 
+/// RankNet's default network keys with `edit` applied.
+fn net(edit: impl FnOnce(&mut NetworkParams<RankNetDefaults>)) -> NetworkParams<RankNetDefaults> {
+    let mut n = RankNetDefaults::NETWORK;
+    edit(&mut n);
+    n
+}
+
 #[test]
 fn inactive_queries_are_skipped() {
     let obj = PairObjective::new(LambdaConfig::ranknet(1.0), &toy(1, 3, 1));
@@ -181,37 +188,53 @@ fn inactive_queries_are_skipped() {
 #[test]
 fn defaults_tables_and_bad_values() {
     let d = RankNetParams::default();
-    assert_eq!((d.hidden, d.layers, d.epochs, d.sigma), (10, 1, 100, 1.0));
-    for (json, table) in [
-        (serde_json::to_value(RankNetParams::default()).unwrap(), RankNetParams::TABLE),
-        (serde_json::to_value(LambdaRankParams::default()).unwrap(), LambdaRankParams::TABLE),
-    ] {
-        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
-        assert_eq!(keys.len(), table.len());
-        for k in keys {
-            assert!(table.iter().any(|p| p.key == k), "{k} missing from the table");
-        }
-    }
+    assert_eq!((d.network.hidden, d.network.layers, d.network.epochs, d.sigma), (10, 1, 100, 1.0));
+    ltr_core::check_table::<RankNetParams>().unwrap();
+    ltr_core::check_table::<LambdaRankParams>().unwrap();
     let key = |r: Result<RankNet>| match r {
         Err(Error::InvalidParam { name, .. }) => name,
         other => panic!("{other:?}"),
     };
+    let with = |edit: fn(&mut NetworkParams<RankNetDefaults>)| {
+        let mut p = d.clone();
+        edit(&mut p.network);
+        p.validate()
+    };
     assert_eq!(key(RankNetParams { sigma: 0.0, ..d.clone() }.validate()), "sigma");
-    assert_eq!(key(RankNetParams { hidden: 100_000, ..d.clone() }.validate()), "hidden");
-    assert_eq!(key(RankNetParams { layers: 3, ..d.clone() }.validate()), "layers");
-    assert_eq!(key(RankNetParams { learning_rate: f64::NAN, ..d.clone() }.validate()), "learning_rate");
-    assert_eq!(key(RankNetParams { momentum: 1.0, ..d.clone() }.validate()), "momentum");
-    assert_eq!(key(RankNetParams { epochs: 0, ..d.clone() }.validate()), "epochs");
-    assert_eq!(key(RankNetParams { epochs: 1_000_000_000, ..d.clone() }.validate()), "epochs");
-    assert_eq!(key(RankNetParams { batch: 0, ..d.clone() }.validate()), "batch");
+    assert_eq!(key(with(|n| n.hidden = 100_000)), "hidden");
+    assert_eq!(key(with(|n| n.layers = 3)), "layers");
+    assert_eq!(key(with(|n| n.learning_rate = f64::NAN)), "learning_rate");
+    assert_eq!(key(with(|n| n.momentum = 1.0)), "momentum");
+    assert_eq!(key(with(|n| n.epochs = 0)), "epochs");
+    assert_eq!(key(with(|n| n.epochs = 1_000_000_000)), "epochs");
+    assert_eq!(key(with(|n| n.batch = 0)), "batch");
     let l = LambdaRankParams::default();
     assert_eq!(
         key(LambdaRankParams { ndcg_truncation: usize::MAX, ..l.clone() }.validate()),
         "ndcg_truncation"
     );
-    assert!(serde_json::from_str::<RankNetParams>(r#"{"hiden": 5}"#).is_err());
-    let p: LambdaRankParams = serde_json::from_str(r#"{"activation": "relu", "optimizer": "sgd"}"#).unwrap();
-    assert_eq!((p.activation, p.optimizer), (Activation::Relu, OptimizerKind::Sgd));
+    let p: LambdaRankParams = serde_json::from_str(r#"{"activation": "tanh", "optimizer": "sgd"}"#).unwrap();
+    assert_eq!((p.network.activation, p.network.optimizer), (Activation::Tanh, OptimizerKind::Sgd));
+}
+
+/// The network keys sit flat in the parameters' JSON, with the values they had as fields of
+/// each parameter type, and a key left out takes RankNet's default, not another network's.
+#[test]
+fn parameters_serialise_flat_with_ranknet_defaults() {
+    let ranknet = r#"{"sigma":1.0,"hidden":10,"layers":1,"activation":"relu","optimizer":"adam","learning_rate":0.0005,"momentum":0.9,"epochs":100,"batch":8,"early_stopping":0}"#;
+    assert_eq!(serde_json::to_string(&RankNetParams::default()).unwrap(), ranknet);
+    let lambdarank = r#"{"sigma":1.0,"ndcg_truncation":0,"hidden":10,"layers":1,"activation":"relu","optimizer":"adam","learning_rate":0.0005,"momentum":0.9,"epochs":100,"batch":8,"early_stopping":0}"#;
+    assert_eq!(serde_json::to_string(&LambdaRankParams::default()).unwrap(), lambdarank);
+    let p: LambdaRankParams = serde_json::from_str(r#"{"hidden": 3, "ndcg_truncation": 10}"#).unwrap();
+    let expected = LambdaRankParams {
+        ndcg_truncation: 10,
+        network: NetworkParams { hidden: 3, ..RankNetDefaults::NETWORK },
+        ..Default::default()
+    };
+    assert_eq!(p, expected);
+    assert_eq!(p.network.learning_rate, 5e-4);
+    let back: RankNetParams = serde_json::from_str(ranknet).unwrap();
+    assert_eq!(back, RankNetParams::default());
 }
 
 /// Byte-identical models at 1 and 2 threads (batches of several queries, so the per-query
@@ -224,11 +247,21 @@ fn models_are_byte_identical_at_any_thread_count() {
     let measure = ltr_metrics::Criterion::new(ltr_metrics::Metric::Ndcg(10), cfg);
     let valid = Validation { data: &vali, measure: &measure };
     let learners = [
-        RankNetParams { hidden: 8, batch: 4, epochs: 15, ..Default::default() }.validate().unwrap(),
-        LambdaRankParams { hidden: 0, batch: 3, epochs: 15, ..Default::default() }.validate().unwrap(),
-        LambdaRankParams { hidden: 6, layers: 2, batch: 5, epochs: 10, ..Default::default() }
+        RankNetParams { network: net(|n| (n.hidden, n.batch, n.epochs) = (8, 4, 15)), ..Default::default() }
             .validate()
             .unwrap(),
+        LambdaRankParams {
+            network: net(|n| (n.hidden, n.batch, n.epochs) = (0, 3, 15)),
+            ..Default::default()
+        }
+        .validate()
+        .unwrap(),
+        LambdaRankParams {
+            network: net(|n| (n.hidden, n.layers, n.batch, n.epochs) = (6, 2, 5, 10)),
+            ..Default::default()
+        }
+        .validate()
+        .unwrap(),
     ];
     for learner in learners {
         let fit = |threads: usize, seed: u64| {
@@ -251,12 +284,11 @@ fn learns_a_toy_ranking() {
     let ndcg = |s: &[f64]| ltr_metrics::Metric::Ndcg(10).mean(&test, s, &cfg).unwrap();
     let random = ndcg(&vec![0.0; test.n_docs()]);
     for params in [
-        RankNetParams { epochs: 30, learning_rate: 0.01, ..Default::default() },
+        RankNetParams { network: net(|n| (n.epochs, n.learning_rate) = (30, 0.01)), ..Default::default() },
         RankNetParams {
-            epochs: 30,
-            hidden: 0,
-            optimizer: OptimizerKind::Sgd,
-            learning_rate: 0.01,
+            network: net(|n| {
+                (n.epochs, n.hidden, n.optimizer, n.learning_rate) = (30, 0, OptimizerKind::Sgd, 0.01);
+            }),
             ..Default::default()
         },
     ] {
@@ -271,7 +303,8 @@ fn learns_a_toy_ranking() {
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
         assert_eq!(model.score_row(test.row(3)).to_bits(), a[3].to_bits());
     }
-    let lr = LambdaRankParams { epochs: 30, learning_rate: 0.01, ..Default::default() }.validate().unwrap();
+    let network = net(|n| (n.epochs, n.learning_rate) = (30, 0.01));
+    let lr = LambdaRankParams { network, ..Default::default() }.validate().unwrap();
     let v = ndcg(&lr.fit(&data, None, &mut Rng::new(1)).unwrap().score_vec(&test).unwrap());
     assert!(v > random + 0.1, "lambdarank: {v} vs {random}");
 }

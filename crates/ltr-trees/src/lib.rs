@@ -15,6 +15,9 @@
 //!   thresholds, not bin ids), serde-serialisable (JSON round trips bit for bit), with a
 //!   readable [`Ensemble::dump`]. `Ensemble` implements [`ltr_core::Ranker`].
 //!
+//! * [`TreeParams`] / [`BaseTreeParams`]: the rankers' tree keys (fields, defaults, table rows,
+//!   forwarding to [`BoostConfig`]), embedded flat in each ranker's parameters.
+//!
 //! Parallel with rayon, bit-identical at any thread count (see [`learner`]).
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -22,6 +25,7 @@ pub mod bins;
 mod boost;
 mod config;
 pub mod learner;
+mod params;
 mod tree;
 
 pub use bins::BinnedData;
@@ -30,4 +34,5 @@ pub use boost::{
 };
 pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, rows};
 pub use learner::TreeLearner;
+pub use params::{BaseTreeParams, TreeParams};
 pub use tree::{Ensemble, Tree};
