@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use ltr_core::Grade;
-use ltr_metrics::Convention;
+use ltr_core::Convention;
 use serde::{Deserialize, Serialize};
 
 use crate::error::DataError;
