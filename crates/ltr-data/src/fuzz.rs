@@ -9,12 +9,12 @@
 //! so a failing case is reproduced from its seed and case number.
 //!
 //! Targets ([`Target`]):
-//! * [`Target::Reader`]: [`crate::reader::parse_bytes`] and the chunked two-pass
-//!   [`crate::reader::read_from`] on the same input must agree (same data set, or the same
+//! * [`Target::Reader`]: [`ltr_format::reader::parse_bytes`] and the chunked two-pass
+//!   [`ltr_format::reader::read_from`] on the same input must agree (same data set, or the same
 //!   error);
 //! * [`Target::Scores`]: a score file (plain or RankLib's layout) for a real query, edited,
-//!   read by [`crate::scores::parse_score_file`] and checked against the feature file by
-//!   [`crate::scores::ScoreFile::scores_for`].
+//!   read by [`ltr_format::scores::parse_score_file`] and checked against the feature file by
+//!   [`ltr_format::scores::ScoreFile::scores_for`].
 //!
 //! ```no_run
 //! let corpus = ltr_data::fuzz::Corpus::builtin()?;
@@ -22,17 +22,20 @@
 //!     let stats = ltr_data::fuzz::run(&corpus, target, 1, 1_000_000);
 //!     assert_eq!(stats.failures, 0, "{stats}");
 //! }
-//! # Ok::<(), ltr_data::DataError>(())
+//! # Ok::<(), ltr_format::DataError>(())
 //! ```
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use ltr_core::Rng;
 
-use crate::error::DataError;
-use crate::manifest::{Manifest, Split};
-use crate::reader::{ReadOptions, parse_bytes, read_from};
-use crate::scores::parse_score_file;
+use ltr_format::DataError;
+use ltr_format::ReadOptions;
+use ltr_format::reader::{parse_bytes, read_from};
+use ltr_format::scores::parse_score_file;
+
+use crate::manifest::Manifest;
+use crate::rotation::Split;
 
 /// Real LETOR lines grouped by query, the material inputs are made of.
 #[derive(Debug, Clone)]
@@ -230,7 +233,7 @@ fn read_options(rng: &mut Rng) -> ReadOptions {
         // Small, so that no input can make a case allocate much.
         max_dense_bytes: Some(16 << 20),
         clip: None,
-        format: crate::reader::LineFormat::default(),
+        format: ltr_format::LineFormat::default(),
     }
 }
 

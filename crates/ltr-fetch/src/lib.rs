@@ -21,6 +21,7 @@
 
 mod archive;
 pub mod cache;
+mod cached;
 pub mod embedded;
 mod error;
 pub mod extract;
@@ -30,6 +31,7 @@ mod http;
 pub mod local;
 mod mirror;
 pub mod options;
+mod plan;
 mod progress;
 mod resolve;
 

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 
 use ltr_data::folds::locate;
 use ltr_data::normalize::{Normalization, Normalizer};
-use ltr_data::reader::{LineFormat, ReadOptions, read_file};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
+use ltr_format::{LineFormat, ReadOptions, read_file};
 use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary, evaluate_dataset};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -278,7 +278,7 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
     }
     let test = loaded.dataset;
     let scores_path = store.scores_path(&record.key);
-    let scores = ltr_data::scores::read_scores(&scores_path).map_err(|e| e.to_string())?;
+    let scores = ltr_format::scores::read_scores(&scores_path).map_err(|e| e.to_string())?;
     let evaluation = evaluate_dataset(&test, &scores, &record.eval).map_err(|e| e.to_string())?;
     if evaluation.summary != record.test {
         return Err("the saved scores evaluate to other test means than recorded".into());

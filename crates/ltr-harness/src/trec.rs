@@ -27,7 +27,7 @@ use crate::error::{HarnessError, Result};
 
 /// The TREC name of every document of `data`, in file order: its `#docid` when every
 /// document has one, else its position counting from 1. Every query id and name is checked
-/// to be one TREC field ([`ltr_data::reader::id_flaw`]).
+/// to be one TREC field ([`ltr_format::tokens::id_flaw`]).
 ///
 /// # Errors
 /// Two documents of one query with the same name, or a query id or name holding a control or
@@ -43,7 +43,7 @@ pub fn doc_names(data: &Dataset, source: &str) -> Result<Vec<String>> {
         }
         None => (1..=data.n_docs()).map(|i| i.to_string()).collect(),
     };
-    let one_field = |what: &str, id: &str| match ltr_data::reader::id_flaw(id) {
+    let one_field = |what: &str, id: &str| match ltr_format::tokens::id_flaw(id) {
         Some(ch) => Err(trec_error(
             source,
             None,

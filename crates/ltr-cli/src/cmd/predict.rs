@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use ltr_core::Dataset;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 use ltr_harness::ModelFile;
 use ltr_harness::store::format_scores;
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 
 /// Arguments of `ltr qrels`.
 #[derive(Debug, clap::Args)]

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use ltr_core::{Rng, Validation};
 use ltr_data::normalize::Normalization;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 use ltr_harness::ModelFile;
 use ltr_harness::feature_scale::{scale_free, unnormalised_warning};
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
