@@ -5,8 +5,8 @@
 //! disk with and without checking its hash.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ltr_data::ReadOptions;
-use ltr_data::reader::parse_bytes;
+use ltr_format::ReadOptions;
+use ltr_format::reader::parse_bytes;
 
 fn load(file: &str) -> Vec<u8> {
     let manifest = ltr_data::Manifest::builtin("letor4").expect("built-in manifest");
@@ -26,7 +26,7 @@ fn bench_reader(c: &mut Criterion) {
     let opts_hash = ReadOptions { sha256: true, ..opts.clone() };
     g.bench_function("mq2008_fold1_train_with_sha256", |b| {
         b.iter(|| {
-            ltr_data::reader::read_from(
+            ltr_format::reader::read_from(
                 std::io::Cursor::new(std::hint::black_box(&bytes[..])),
                 "train.txt",
                 &opts_hash,
@@ -42,12 +42,14 @@ fn bench_reader(c: &mut Criterion) {
     let path = dir.path().join("train.txt");
     std::fs::write(&path, &bytes).expect("written");
     let recorded =
-        ltr_data::local::inspect(&path, ltr_data::LineFormat::default()).expect("inspected").sha256;
+        ltr_data::local::inspect(&path, ltr_format::LineFormat::default()).expect("inspected").sha256;
     let mut g = c.benchmark_group("reader_file");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
-    g.bench_function("mq2008_fold1_train", |b| b.iter(|| ltr_data::read_file(&path, &opts).map(|l| l.bytes)));
+    g.bench_function("mq2008_fold1_train", |b| {
+        b.iter(|| ltr_format::read_file(&path, &opts).map(|l| l.bytes))
+    });
     g.bench_function("mq2008_fold1_train_as_hashed", |b| {
-        b.iter(|| ltr_data::reader::read_file_as_hashed(&path, &opts, &recorded).map(|l| l.bytes))
+        b.iter(|| ltr_format::reader::read_file_as_hashed(&path, &opts, &recorded).map(|l| l.bytes))
     });
     g.finish();
 
@@ -62,7 +64,7 @@ fn bench_reader(c: &mut Criterion) {
     g.bench_function("one_50mb_line", |b| {
         b.iter(|| {
             let cursor = std::io::Cursor::new(std::hint::black_box(&long[..]));
-            ltr_data::reader::read_from(cursor, "long.txt", &ReadOptions::default()).map(|l| l.bytes)
+            ltr_format::reader::read_from(cursor, "long.txt", &ReadOptions::default()).map(|l| l.bytes)
         })
     });
     g.finish();

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ltr_data::Manifest;
+use ltr_data::Split;
 use ltr_data::embedded::Pieces;
-use ltr_data::manifest::Split;
 use ltr_data::resolved::DatasetInput;
 
 /// The project root.

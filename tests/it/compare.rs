@@ -13,7 +13,7 @@ fn ltr() -> Command {
 /// Writes scores that rank well (the label plus a little deterministic jitter) and a copy
 /// shuffled across the whole file.
 fn score_files(feature: &Path, dir: &Path) -> (PathBuf, PathBuf) {
-    let data = ltr_data::read_file(feature, &ltr_data::ReadOptions::default()).unwrap().dataset;
+    let data = ltr_format::read_file(feature, &ltr_format::ReadOptions::default()).unwrap().dataset;
     let mut rng = ltr_core::Rng::new(7);
     let good: Vec<f64> = data.labels().iter().map(|&l| f64::from(l) + 0.9 * rng.uniform()).collect();
     let mut shuffled = good.clone();

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use ltr_data::manifest::{Manifest, Split};
-use ltr_data::{ReadOptions, read_file};
+use ltr_data::{Manifest, Split};
+use ltr_format::{ReadOptions, read_file};
 
 /// Installs a dataset from the embedded data into a fresh cache, reads every fold file,
 /// checking each file's sha256 against the manifest and the resolved input, and returns
@@ -159,7 +159,7 @@ fn a_file_edited_after_resolution_fails_its_cells_and_nothing_is_stored_under_it
     edited[0] = if edited[0] == b'0' { b'2' } else { b'0' };
     std::fs::write(&path, &edited).unwrap();
     let expected = input.folds[0].test.sha256.clone();
-    let actual = ltr_data::reader::hex(&Sha256::digest(&edited));
+    let actual = ltr_format::reader::hex(&Sha256::digest(&edited));
 
     let Err(e) = protocol::read_fold(&spec, &input, 1) else { panic!("the edited file was read") };
     let e = e.to_string();

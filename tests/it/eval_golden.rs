@@ -1,8 +1,8 @@
 //! `ltr eval` against the official scripts' recorded output (`tests/fixtures/eval-golden`), on
 //! the Fold1 test files rebuilt from the embedded pieces.
 
-use ltr_data::scores::read_scores;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::scores::read_scores;
+use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
 use ltr_metrics::{Convention, EvalConfig, Evaluation, evaluate_dataset};
 

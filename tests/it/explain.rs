@@ -63,7 +63,7 @@ fn linear_importance_is_the_absolute_weight_times_the_spread_when_data_is_given(
     );
     // Feature 1: 0, 2, 0, 2 (sd 1); feature 2 constant (sd 0); feature 3: 0, 0, 0, 4 (sd sqrt 3).
     let text = b"1 qid:1 1:0 2:1 3:0\n0 qid:1 1:2 2:1 3:0\n1 qid:2 1:0 2:1 3:0\n0 qid:2 1:2 2:1 3:4\n";
-    let data = ltr_data::reader::parse_bytes(text, "tiny", &ltr_data::ReadOptions::default()).unwrap();
+    let data = ltr_format::reader::parse_bytes(text, "tiny", &ltr_format::ReadOptions::default()).unwrap();
 
     let Importance::Linear { standardised, features, .. } = importance(&m, None).unwrap() else { panic!() };
     assert!(!standardised);
@@ -96,7 +96,7 @@ fn linear_importance_is_the_absolute_weight_times_the_spread_when_data_is_given(
 
     // Data of another width is refused.
     let narrow =
-        ltr_data::reader::parse_bytes(b"1 qid:1 1:0\n", "n", &ltr_data::ReadOptions::default()).unwrap();
+        ltr_format::reader::parse_bytes(b"1 qid:1 1:0\n", "n", &ltr_format::ReadOptions::default()).unwrap();
     assert!(importance(&m, Some(&narrow)).is_err());
 }
 

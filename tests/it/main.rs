@@ -17,6 +17,7 @@ mod data;
 mod eval_golden;
 mod explain;
 mod harness;
+mod layering;
 mod normalize;
 mod refit;
 mod reports;

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use ltr_data::normalize::Normalizer;
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 
 use crate::common::letor2_folder;
 use crate::user_datasets::{data_report, ltr, ok};

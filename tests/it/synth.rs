@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 
 fn ltr(dir: &Path, args: &[&str]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_ltr"))

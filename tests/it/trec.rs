@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ltr_data::trec::{evaluation_input, parse_qrels, parse_run, qrels_file, run_file};
+use ltr_format::trec::{evaluation_input, parse_qrels, parse_run, qrels_file, run_file};
 use ltr_metrics::{Convention, EvalConfig, NoRelevant, evaluate_dataset};
 
 use crate::common::{fold_file, golden_dir, root};
@@ -91,8 +91,9 @@ fn predict_and_qrels_round_trip_to_the_numbers_of_eval() {
 #[test]
 fn tied_scores_get_consecutive_ranks_in_file_order() {
     let test = fold_file("letor4", "MQ2008", 1, "test");
-    let data = ltr_data::read_file(&test, &ltr_data::ReadOptions::default()).unwrap().dataset;
-    let scores = ltr_data::scores::read_scores(&golden_dir().join("mq2008-fold1-test.ties.scores")).unwrap();
+    let data = ltr_format::read_file(&test, &ltr_format::ReadOptions::default()).unwrap().dataset;
+    let scores =
+        ltr_format::scores::read_scores(&golden_dir().join("mq2008-fold1-test.ties.scores")).unwrap();
     let run = parse_run(&run_file(&data, &scores, "ties", "test").unwrap(), "run").unwrap();
     let names = data.doc_ids().unwrap();
     let mut tied_pairs = 0;
@@ -122,17 +123,19 @@ fn tied_scores_get_consecutive_ranks_in_file_order() {
 
 #[test]
 fn documents_without_docids_are_named_by_position_and_duplicates_are_refused() {
-    let opts = ltr_data::ReadOptions::default();
+    let opts = ltr_format::ReadOptions::default();
     let plain =
-        ltr_data::reader::parse_bytes(b"2 qid:7 1:1\n0 qid:7 1:2\n1 qid:8 1:3\n", "p", &opts).unwrap();
+        ltr_format::reader::parse_bytes(b"2 qid:7 1:1\n0 qid:7 1:2\n1 qid:8 1:3\n", "p", &opts).unwrap();
     let run = run_file(&plain, &[0.5, 1.5, 0.0], "x", "p").unwrap();
     assert_eq!(run, "7 Q0 2 1 1.5 x\n7 Q0 1 2 0.5 x\n8 Q0 3 1 0 x\n");
     assert_eq!(qrels_file(&plain, "p").unwrap(), "7 0 1 2\n7 0 2 0\n8 0 3 1\n");
     // Some documents without a docid: every document is named by position.
-    let mixed = ltr_data::reader::parse_bytes(b"2 qid:7 1:1 #docid = a\n0 qid:7 1:2\n", "m", &opts).unwrap();
+    let mixed =
+        ltr_format::reader::parse_bytes(b"2 qid:7 1:1 #docid = a\n0 qid:7 1:2\n", "m", &opts).unwrap();
     assert_eq!(qrels_file(&mixed, "m").unwrap(), "7 0 1 2\n7 0 2 0\n");
-    let dup = ltr_data::reader::parse_bytes(b"2 qid:7 1:1 #docid = a\n0 qid:7 1:2 #docid = a\n", "d", &opts)
-        .unwrap();
+    let dup =
+        ltr_format::reader::parse_bytes(b"2 qid:7 1:1 #docid = a\n0 qid:7 1:2 #docid = a\n", "d", &opts)
+            .unwrap();
     let e = qrels_file(&dup, "d").unwrap_err().to_string();
     assert!(e.contains("query 7") && e.contains("\"a\""), "{e}");
     for bad in ["", "two words", "tab\tname"] {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 use sha2::{Digest, Sha256};
 
 use crate::common::letor2_folder;

@@ -5,7 +5,7 @@
 //! With them the default experiments run offline, from any directory, and benches of
 //! algorithm crates can load a real fold in memory without any I/O ([`load_fold`]). Which
 //! pieces a variant has, and their hashes, is said by the manifests ([`Variant::pieces`]);
-//! the folds are rebuilt by the LETOR rotation ([`crate::folds::rotation`]) and every rebuilt
+//! the folds are rebuilt by the LETOR rotation ([`crate::rotation::rotation`]) and every rebuilt
 //! file is checked against the manifest's hash before it is handed out.
 
 use std::io::Read;
@@ -13,10 +13,12 @@ use std::io::Read;
 use flate2::read::MultiGzDecoder;
 use sha2::{Digest, Sha256};
 
-use crate::error::DataError;
-use crate::folds::{Fold, rotation};
-use crate::manifest::{Manifest, Split, Variant};
-use crate::reader::{ReadOptions, hex, parse_bytes};
+use ltr_format::reader::{hex, parse_bytes};
+use ltr_format::{DataError, ReadOptions};
+
+use crate::folds::Fold;
+use crate::manifest::{Manifest, Variant};
+use crate::rotation::{Split, rotation};
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 

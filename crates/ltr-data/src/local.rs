@@ -21,9 +21,12 @@ use ltr_core::Grade;
 use ltr_core::fs::open_regular;
 use sha2::{Digest, Sha256};
 
-use crate::error::{DataError, ParseErrorKind};
-use crate::manifest::{MAX_FOLDS, Split};
-use crate::reader::{LineFormat, comment_qid, grade_of, hex};
+use ltr_format::reader::hex;
+use ltr_format::tokens::{comment_qid, grade_of};
+use ltr_format::{DataError, LineFormat, ParseErrorKind};
+
+use crate::manifest::MAX_FOLDS;
+use crate::rotation::Split;
 
 /// The split file names recognised in a fold folder, in order of preference.
 pub const SPLIT_NAMES: [[&str; 3]; 2] =
@@ -206,7 +209,7 @@ pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
 
 /// Calls `on_line(line_no, content)` for every line of a file (plain or gzip), the content
 /// without its line end; returns the byte count and the sha256 of the uncompressed bytes.
-/// A line longer than [`crate::reader::MAX_LINE_BYTES`] is an error.
+/// A line longer than [`ltr_format::options::MAX_LINE_BYTES`] is an error.
 pub fn for_each_line(
     path: &Path,
     mut on_line: impl FnMut(usize, &[u8]) -> Result<(), DataError>,
@@ -220,19 +223,19 @@ pub fn for_each_line(
     loop {
         buf.clear();
         let n = (&mut reader)
-            .take(crate::reader::MAX_LINE_BYTES as u64 + 1)
+            .take(ltr_format::options::MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut buf)
             .map_err(|source| DataError::Io { path: path.to_owned(), source })?;
         if n == 0 {
             break;
         }
         line_no += 1;
-        if n > crate::reader::MAX_LINE_BYTES {
+        if n > ltr_format::options::MAX_LINE_BYTES {
             return Err(DataError::Parse {
                 file: name,
                 line: line_no,
                 token: String::new(),
-                kind: ParseErrorKind::LineTooLong { max: crate::reader::MAX_LINE_BYTES },
+                kind: ParseErrorKind::LineTooLong { max: ltr_format::options::MAX_LINE_BYTES },
             });
         }
         hasher.update(&buf);
@@ -240,7 +243,7 @@ pub fn for_each_line(
         let mut line = buf.strip_suffix(b"\n").unwrap_or(&buf);
         line = line.strip_suffix(b"\r").unwrap_or(line);
         if line_no == 1 {
-            line = line.strip_prefix(crate::reader::BOM).unwrap_or(line);
+            line = line.strip_prefix(ltr_format::tokens::BOM).unwrap_or(line);
         }
         on_line(line_no, line)?;
     }
@@ -405,7 +408,7 @@ mod tests {
         // Query ids in comments, real labels graded by the rule.
         write(d.path(), "imat.txt", "0.5 1:1 # 7\n2 245:0.5 # 7\n1.4 3:1 # 9\n");
         let format =
-            LineFormat { qid_in_comment: true, fractional_labels: Some(crate::reader::LabelRounding::Round) };
+            LineFormat { qid_in_comment: true, fractional_labels: Some(ltr_format::LabelRounding::Round) };
         let i = inspect(&d.path().join("imat.txt"), format).unwrap();
         assert_eq!((i.rows, i.queries, i.max_index, i.labels), (3, 2, 245, vec![1, 2]));
         assert!(inspect(&d.path().join("imat.txt"), LineFormat::default()).is_err());
@@ -416,5 +419,30 @@ mod tests {
                 .to_string()
                 .contains("bad.txt:2")
         );
+    }
+
+    #[test]
+    fn a_read_against_a_recorded_hash_checks_the_bytes_parsed_plain_or_gzip() {
+        // Resolution records what `local::inspect` hashes (the uncompressed bytes); a read
+        // hashes the same bytes, whether the file on disk is compressed or not.
+        let text = "2 qid:1 1:0.5 #docid = a\r\n0 qid:1 1:0.25 #docid = b\r\n";
+        let d = tempfile::tempdir().unwrap();
+        let plain = d.path().join("a.txt");
+        std::fs::write(&plain, text).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        let zipped = d.path().join("b.txt.gz");
+        std::fs::write(&zipped, gz.finish().unwrap()).unwrap();
+        let opts = ltr_format::ReadOptions::default();
+        for p in [&plain, &zipped] {
+            let recorded = inspect(p, LineFormat::default()).unwrap().sha256;
+            let loaded = ltr_format::reader::read_file_as_hashed(p, &opts, &recorded).unwrap();
+            assert_eq!(loaded.dataset.n_docs(), 2);
+            let other = "0".repeat(64);
+            let e = ltr_format::reader::read_file_as_hashed(p, &opts, &other).unwrap_err();
+            let msg = e.to_string();
+            assert!(matches!(e, DataError::NotAsHashed { .. }), "{msg}");
+            assert!(msg.contains(&recorded) && msg.contains(&other) && msg.contains(".txt"), "{msg}");
+        }
     }
 }

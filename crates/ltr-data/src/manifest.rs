@@ -7,12 +7,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use ltr_core::Convention;
 use ltr_core::Grade;
-use ltr_metrics::Convention;
+use ltr_format::{DataError, LabelRounding, LineFormat};
 use serde::{Deserialize, Serialize};
 
-use crate::error::DataError;
-use crate::reader::{LabelRounding, LineFormat};
+use crate::rotation::Split;
 
 /// The manifests shipped in `datasets/`, compiled in.
 pub const BUILTIN: [(&str, &str); 6] = [
@@ -142,33 +142,6 @@ pub struct DatasetEntry {
     pub variants: Vec<Variant>,
 }
 
-/// The three splits of a fold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Split {
-    /// Training split.
-    Train,
-    /// Validation split (model selection).
-    Vali,
-    /// Test split (reported numbers only).
-    Test,
-}
-
-impl Split {
-    /// All three, in order.
-    pub const ALL: [Split; 3] = [Split::Train, Split::Vali, Split::Test];
-}
-
-impl std::fmt::Display for Split {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Train => "train",
-            Self::Vali => "vali",
-            Self::Test => "test",
-        })
-    }
-}
-
 /// One feature variant of a data set and its file layout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -200,7 +173,7 @@ pub struct Variant {
     #[serde(default)]
     pub missing_token: Option<String>,
     /// Feature values are clipped to `[-clip, clip]` when read (Istella marks some values
-    /// with 1.79e308, beyond `f32`): see [`crate::ReadOptions::clip`].
+    /// with 1.79e308, beyond `f32`): see [`ltr_format::ReadOptions::clip`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clip: Option<f32>,
     /// sha256 of the uncompressed files, keyed by path relative to `path`.
@@ -218,10 +191,10 @@ pub struct Variant {
     pub holdout: Option<Holdout>,
     /// The LETOR subsets S1..S(folds) compiled into `ltr` (see [`crate::embedded`]), in order;
     /// empty for a variant that is only downloadable. Its fold files are rebuilt from them
-    /// by [`crate::folds::rotation`].
+    /// by [`crate::rotation::rotation`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pieces: Vec<Piece>,
-    /// The fold files are the LETOR rotation ([`crate::folds::rotation`]) of the folds' test
+    /// The fold files are the LETOR rotation ([`crate::rotation::rotation`]) of the folds' test
     /// files, byte for byte (LETOR's subsets S1..S5: fold k tests one subset, validates on the
     /// one fold k-1 tests and trains on the next three), so a run over every fold may parse
     /// each subset once and build the folds from them. Set only where that was checked
@@ -527,9 +500,9 @@ impl Variant {
     /// the fold its rotation names.
     fn check_rotation(&self) -> Result<(), String> {
         for k in 1..=self.folds {
-            let r = crate::folds::rotation(k, self.folds).ok_or("fewer than 3 folds")?;
+            let r = crate::rotation::rotation(k, self.folds).ok_or("fewer than 3 folds")?;
             let Some(tested) = (1..=self.folds)
-                .find(|&j| crate::folds::rotation(j, self.folds).is_some_and(|rj| rj.test == r.vali))
+                .find(|&j| crate::rotation::rotation(j, self.folds).is_some_and(|rj| rj.test == r.vali))
             else {
                 return Err(format!("no fold tests the subset fold {k} validates on"));
             };

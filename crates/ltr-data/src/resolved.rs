@@ -6,9 +6,8 @@
 use std::path::PathBuf;
 
 use ltr_core::Convention;
+use ltr_format::LineFormat;
 use serde::{Deserialize, Serialize};
-
-use crate::reader::LineFormat;
 
 /// One file of a fold: path relative to the collection root and its sha256.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 //! One LETOR file split into query-disjoint subsets S1..Sn by a seeded shuffle, and the
-//! folds built from them by the LETOR rotation ([`crate::folds::rotation`]), written as
+//! folds built from them by the LETOR rotation ([`crate::rotation::rotation`]), written as
 //! files: `S1.txt .. Sn.txt` and `Fold{k}/{train,vali,test}.txt`.
 //!
 //! The shuffle is a Fisher-Yates pass of the pinned ChaCha8 stream ([`ltr_core::Rng`]) over
@@ -15,11 +15,10 @@ use std::path::Path;
 use ltr_core::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{DataError, ParseErrorKind};
-use crate::folds::rotation;
+use ltr_format::{DataError, LineFormat, ParseErrorKind};
+
 use crate::local::{for_each_line, label_and_qid};
-use crate::manifest::Split;
-use crate::reader::LineFormat;
+use crate::rotation::{Split, rotation};
 
 /// What [`split_file`] did; written beside the files as `split.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -248,7 +247,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::reader::{ReadOptions, read_file};
+    use ltr_format::{ReadOptions, read_file};
 
     fn data(queries: usize) -> String {
         let mut s = String::from("# a header comment\n");
@@ -312,7 +311,7 @@ mod tests {
         }
         std::fs::write(&src, &text).unwrap();
         let format =
-            LineFormat { qid_in_comment: true, fractional_labels: Some(crate::reader::LabelRounding::Round) };
+            LineFormat { qid_in_comment: true, fractional_labels: Some(ltr_format::LabelRounding::Round) };
         assert!(split_file(&src, &d.path().join("letor"), 5, 4, LineFormat::default()).is_err());
         let rec = split_file(&src, &d.path().join("o"), 5, 4, format).unwrap();
         assert_eq!(rec.queries, vec![6; 5]);

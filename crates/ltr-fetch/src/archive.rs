@@ -8,6 +8,7 @@
 //! same ignoring ASCII case. The archive is kept in `.downloads` (one archive serves several
 //! datasets) and is downloaded and extracted at most once per fetch call.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use ltr_data::manifest::{Archive, Variant};
@@ -15,8 +16,20 @@ use ltr_data::manifest::{Archive, Variant};
 use crate::cache::{DOWNLOADS_DIR, FileStatus, create_dir_all, remove_quietly, sha256_file};
 use crate::error::FetchError;
 use crate::extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
-use crate::fetcher::{FetchReport, Fetcher, Session};
+use crate::fetcher::{FetchReport, Fetcher};
 use crate::http::{self, DlError, Limit, authority};
+
+/// What one `fetch_*` call has learnt: archives downloaded and extracted (or failed) by
+/// name, so an archive serving several datasets is tried once; hosts found unreachable; a
+/// URL mirror that is down.
+#[derive(Default)]
+pub(crate) struct Session {
+    pub(crate) archives: HashMap<String, Result<Extracted, String>>,
+    /// Unreachable hosts (`host:port`) and why.
+    pub(crate) unreachable: HashMap<String, String>,
+    /// The URL mirror failed (beyond a 404): skip it for the rest of the call.
+    pub(crate) mirror_down: bool,
+}
 
 /// An archive extracted for this fetch call.
 pub(crate) struct Extracted {

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use ltr_data::manifest::{Manifest, Variant};
-use ltr_data::reader::hex;
+use ltr_format::reader::hex;
 
 use crate::error::FetchError;
 

@@ -8,13 +8,13 @@ use std::path::Path;
 
 use ltr_data::embedded::{Pieces, recipe};
 use ltr_data::manifest::Manifest;
-use ltr_data::reader::hex;
 use ltr_data::resolved::DatasetInput;
+use ltr_format::reader::hex;
 use sha2::{Digest, Sha256};
 
 use crate::cache::{DataCache, FileStatus};
+use crate::cached::input;
 use crate::error::FetchError;
-use crate::resolve::input;
 
 /// Installs the default variant of `dataset` from the embedded pieces into the data cache
 /// at `cache_dir` (files already there and verified are kept), and returns it ready to run

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ltr_data::DataError;
+use ltr_format::DataError;
 
 /// Errors of `ltr-fetch`.
 #[derive(Debug, thiserror::Error)]

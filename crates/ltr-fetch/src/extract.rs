@@ -318,9 +318,9 @@ mod tests {
         w.finish().unwrap().into_inner()
     }
 
-    fn tar_gz_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let gz = GzEncoder::new(Vec::new(), Compression::fast());
-        let mut b = tar::Builder::new(gz);
+    /// A tar stream of regular files written into `out`.
+    fn tar_into<W: Write>(out: W, entries: &[(&str, &[u8])]) -> W {
+        let mut b = tar::Builder::new(out);
         for (name, data) in entries {
             let mut h = tar::Header::new_gnu();
             h.set_size(data.len() as u64);
@@ -332,22 +332,15 @@ mod tests {
             h.set_cksum();
             b.append(&h, *data).unwrap();
         }
-        b.into_inner().unwrap().finish().unwrap()
+        b.into_inner().unwrap()
+    }
+
+    fn tar_gz_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        tar_into(GzEncoder::new(Vec::new(), Compression::fast()), entries).finish().unwrap()
     }
 
     fn tar_bz2_bytes(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut b = tar::Builder::new(Vec::new());
-        for (name, data) in entries {
-            let mut h = tar::Header::new_gnu();
-            h.set_size(data.len() as u64);
-            h.set_mode(0o644);
-            h.set_entry_type(tar::EntryType::Regular);
-            let raw = &mut h.as_old_mut().name;
-            raw[..name.len()].copy_from_slice(name.as_bytes());
-            h.set_cksum();
-            b.append(&h, *data).unwrap();
-        }
-        let tar = b.into_inner().unwrap();
+        let tar = tar_into(Vec::new(), entries);
         let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
         e.write_all(&tar).unwrap();
         e.finish().unwrap()

@@ -3,7 +3,8 @@
 //! Once the source file is installed and verified, the derived files are written in a
 //! staging folder, hashed, recorded and renamed into the cache.
 
-use ltr_data::manifest::{FoldSplit, Holdout, Split, Variant};
+use ltr_data::Split;
+use ltr_data::manifest::{FoldSplit, Holdout, Variant};
 use ltr_data::split::{holdout_file, split_file};
 
 use crate::cache::{FileStatus, sha256_file};
@@ -254,8 +255,8 @@ seed = 5
         let ltr_data::resolved::DatasetStatus::Available(d) = &got[0] else { panic!("{got:?}") };
         assert_eq!((d.folds.len(), d.rotation), (3, Some(3)));
         assert!(d.format.qid_in_comment && d.format.fractional_labels.is_some());
-        let opts = ltr_data::ReadOptions { format: d.format, ..Default::default() };
-        let test = ltr_data::read_file(&d.root.join(&d.folds[0].test.rel), &opts).unwrap().dataset;
+        let opts = ltr_format::ReadOptions { format: d.format, ..Default::default() };
+        let test = ltr_format::read_file(&d.root.join(&d.folds[0].test.rel), &opts).unwrap().dataset;
         assert_eq!(test.n_queries(), 4);
         assert!(test.labels().iter().all(|&g| g <= 2));
     }

@@ -21,6 +21,7 @@
 
 mod archive;
 pub mod cache;
+mod cached;
 pub mod embedded;
 mod error;
 pub mod extract;
@@ -31,6 +32,7 @@ pub mod local;
 pub mod lock;
 mod mirror;
 pub mod options;
+mod plan;
 mod progress;
 mod resolve;
 

@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use ltr_core::{Convention, Grade};
+use ltr_data::Split;
 use ltr_data::local::{FileSummary, Layout, detect, inspect};
-use ltr_data::manifest::Split;
-use ltr_data::reader::LineFormat;
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_data::split::split_file;
+use ltr_format::LineFormat;
 
 use crate::cache::DataCache;
 use crate::error::FetchError;
@@ -207,7 +207,7 @@ fn split_of(file: &Path, req: &LocalRequest, cache: &DataCache) -> Result<PathBu
     let out = staging.path().join("split");
     let record = split_file(file, &out, SPLIT_PARTS, req.split_seed, req.format)?;
     if record.source_sha256 != summary.sha256 {
-        return Err(FetchError::Data(ltr_data::DataError::Changed { file: file.display().to_string() }));
+        return Err(FetchError::Data(ltr_format::DataError::Changed { file: file.display().to_string() }));
     }
     if let Some(parent) = dir.parent() {
         crate::cache::create_dir_all(parent)?;

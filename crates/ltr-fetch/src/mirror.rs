@@ -16,7 +16,7 @@ use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
 use ltr_data::manifest::Variant;
-use ltr_data::reader::hex;
+use ltr_format::reader::hex;
 use sha2::{Digest, Sha256};
 
 use crate::cache::{CopyError, copy_bounded, create_dir_all, remove_quietly};

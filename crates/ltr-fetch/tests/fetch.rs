@@ -14,9 +14,10 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use ltr_data::reader::hex;
-use ltr_data::{DataError, Manifest};
+use ltr_data::Manifest;
 use ltr_fetch::{DataCache, FetchError, FetchOptions, Fetcher, Mirror, NoProgress, Progress, Variants};
+use ltr_format::DataError;
+use ltr_format::reader::hex;
 use sha2::{Digest, Sha256};
 
 // ---------------------------------------------------------------------------------------

@@ -9,12 +9,12 @@
 //! so a failing case is reproduced from its seed and case number.
 //!
 //! Targets ([`Target`]):
-//! * [`Target::Reader`]: [`ltr_data::reader::parse_bytes`] and the chunked two-pass
-//!   [`ltr_data::reader::read_from`] on the same input must agree (same data set, or the same
+//! * [`Target::Reader`]: [`ltr_format::reader::parse_bytes`] and the chunked two-pass
+//!   [`ltr_format::reader::read_from`] on the same input must agree (same data set, or the same
 //!   error);
 //! * [`Target::Scores`]: a score file (plain or RankLib's layout) for a real query, edited,
-//!   read by [`ltr_data::scores::parse_score_file`] and checked against the feature file by
-//!   [`ltr_data::scores::ScoreFile::scores_for`].
+//!   read by [`ltr_format::scores::parse_score_file`] and checked against the feature file by
+//!   [`ltr_format::scores::ScoreFile::scores_for`].
 //!
 //! ```no_run
 //! let corpus = ltr_fuzz::data::Corpus::builtin()?;
@@ -22,16 +22,19 @@
 //!     let stats = ltr_fuzz::data::run(&corpus, target, 1, 1_000_000);
 //!     assert_eq!(stats.failures, 0, "{stats}");
 //! }
-//! # Ok::<(), ltr_data::DataError>(())
+//! # Ok::<(), ltr_format::DataError>(())
 //! ```
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use ltr_core::Rng;
 
-use ltr_data::reader::{ReadOptions, parse_bytes, read_from};
-use ltr_data::scores::parse_score_file;
-use ltr_data::{DataError, Manifest, Split};
+use ltr_format::DataError;
+use ltr_format::ReadOptions;
+use ltr_format::reader::{parse_bytes, read_from};
+use ltr_format::scores::parse_score_file;
+
+use ltr_data::{Manifest, Split};
 
 /// Real LETOR lines grouped by query, the material inputs are made of.
 #[derive(Debug, Clone)]
@@ -229,7 +232,7 @@ fn read_options(rng: &mut Rng) -> ReadOptions {
         // Small, so that no input can make a case allocate much.
         max_dense_bytes: Some(16 << 20),
         clip: None,
-        format: ltr_data::reader::LineFormat::default(),
+        format: ltr_format::LineFormat::default(),
     }
 }
 

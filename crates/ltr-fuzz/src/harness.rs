@@ -35,7 +35,8 @@ use std::path::Path;
 
 use ltr_core::{Dataset, DatasetBuilder, Rng};
 use ltr_data::normalize::Normalization;
-use ltr_data::{Manifest, ReadOptions, Split};
+use ltr_data::{Manifest, Split};
+use ltr_format::ReadOptions;
 use ltr_harness::registry::{ALGORITHMS, AlgoConfig, ModelFile};
 use ltr_harness::spec::{BUILTIN, ExperimentSpec};
 use ltr_harness::{HarnessError, Result};
@@ -77,7 +78,7 @@ impl Corpus {
             file: variant.rel_path(&file).into(),
             reason: "the embedded pieces do not make this file".into(),
         })?;
-        let full = ltr_data::reader::parse_bytes(&bytes, "MQ2008 Fold1 test", &ReadOptions::default())?;
+        let full = ltr_format::reader::parse_bytes(&bytes, "MQ2008 Fold1 test", &ReadOptions::default())?;
         let train = first_queries(&full, TRAIN_QUERIES, full.n_features())?;
         let data = first_queries(&full, SCORE_QUERIES, full.n_features())?;
         let mut models = Vec::new();

@@ -46,7 +46,7 @@ pub enum HarnessError {
     },
     /// Reading data.
     #[error(transparent)]
-    Data(#[from] ltr_data::DataError),
+    Data(#[from] ltr_format::DataError),
     /// Metric computation.
     #[error(transparent)]
     Metrics(#[from] ltr_metrics::Error),

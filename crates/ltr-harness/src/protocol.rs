@@ -29,10 +29,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ltr_core::{BestCheckpoint, Checkpoint, Dataset, Rng, Validation, derive_seed};
-use ltr_data::folds::{locate, rotation, rotation_subsets, shared_query_ids};
+use ltr_data::folds::{locate, rotation_subsets, shared_query_ids};
 use ltr_data::normalize::{Normalization, Normalizer};
-use ltr_data::reader::{ReadOptions, read_file_as_hashed};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
+use ltr_data::rotation::rotation;
+use ltr_format::ReadOptions;
+use ltr_format::reader::read_file_as_hashed;
 use ltr_metrics::{Criterion, EvalConfig, Evaluation, evaluate_dataset};
 use rayon::prelude::*;
 
@@ -165,7 +167,7 @@ pub fn point_seed(
 /// The files of fold `fold` of a dataset.
 pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
     dataset.folds.iter().find(|f| f.fold == fold).ok_or_else(|| {
-        HarnessError::Data(ltr_data::DataError::NotInManifest(format!(
+        HarnessError::Data(ltr_format::DataError::NotInManifest(format!(
             "{} has no fold {fold} (it has {})",
             dataset.name,
             dataset.folds.iter().map(|f| f.fold.to_string()).collect::<Vec<_>>().join(", ")
@@ -179,7 +181,7 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
 /// taken from: a file changed since its dataset was resolved is refused.
 fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
     let opts = read_options(dataset);
-    let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {
+    let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_format::DataError::Io {
         path: dataset.root.join(&f.rel),
         source: std::io::Error::new(
             std::io::ErrorKind::NotFound,
@@ -270,7 +272,7 @@ impl Subsets {
     pub fn fold(&self, dataset: &DatasetInput, fold: u32) -> Result<Splits> {
         let n = u32::try_from(self.parts.len()).unwrap_or(u32::MAX);
         let r = rotation(fold, n).ok_or_else(|| {
-            HarnessError::Data(ltr_data::DataError::NotInManifest(format!(
+            HarnessError::Data(ltr_format::DataError::NotInManifest(format!(
                 "{} has folds 1..={n}, not {fold}",
                 dataset.name
             )))

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use ltr_data::Manifest;
 use ltr_data::normalize::Normalization;
-use ltr_data::reader::LineFormat;
+use ltr_format::LineFormat;
 use ltr_metrics::{Convention, Metric};
 use serde::{Deserialize, Serialize};
 
@@ -494,7 +494,7 @@ impl ExperimentSpec {
         let resolved = std::fs::canonicalize(path)
             .or_else(|_| std::path::absolute(path))
             .unwrap_or_else(|_| path.to_owned());
-        let hash = ltr_data::reader::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+        let hash = ltr_format::reader::hex(&<sha2::Sha256 as sha2::Digest>::digest(
             resolved.as_os_str().as_encoded_bytes(),
         ));
         stem.truncate(MAX_NAME_LEN - DATA_HASH_LEN - 1);

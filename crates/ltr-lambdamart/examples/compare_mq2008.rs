@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use ltr_core::{Learner, Params, Ranker, Rng, Validation, derive_seed};
 use ltr_data::embedded::load_fold;
-use ltr_data::scores::read_scores;
+use ltr_format::scores::read_scores;
 use ltr_lambdamart::LambdaMartParams;
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
 

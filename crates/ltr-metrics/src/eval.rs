@@ -63,13 +63,7 @@ pub struct Evaluation {
     pub summary: Summary,
 }
 
-/// Document positions sorted by descending score; ties keep their original (file) order.
-/// Scores must not be NaN.
-pub fn rank_order(scores: &[f64], order: &mut Vec<usize>) {
-    order.clear();
-    order.extend(0..scores.len());
-    order.sort_by(|&a, &b| scores[b].partial_cmp(&scores[a]).unwrap_or(std::cmp::Ordering::Equal));
-}
+pub use ltr_core::rank_order;
 
 /// Evaluates one query given its labels and scores in file order.
 ///

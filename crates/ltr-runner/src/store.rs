@@ -23,7 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use ltr_data::normalize::{Normalization, Normalizer};
-use ltr_data::reader::LineFormat;
+use ltr_format::LineFormat;
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_harness::HarnessError;
 use ltr_harness::protocol::{criterion, eval_config};

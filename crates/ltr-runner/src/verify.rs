@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use ltr_data::folds::locate;
-use ltr_data::reader::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
+use ltr_harness::protocol::read_options;
 use ltr_data::resolved::DatasetInput;
 use ltr_metrics::evaluate_dataset;
 
@@ -26,13 +27,8 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
     let path = locate(&dataset.root, &record.test_file).ok_or_else(|| {
         format!("test file {} not found under {}", record.test_file, dataset.root.display())
     })?;
-    let opts = ReadOptions {
-        n_features: Some(dataset.features),
-        missing_token: dataset.missing_token.clone(),
-        format: dataset.format,
-        sha256: true,
-        ..ReadOptions::default()
-    };
+    // Read as the protocol read it (width, missing token, clipping, line format).
+    let opts = ReadOptions { sha256: true, ..read_options(dataset) };
     let loaded = read_file(&path, &opts).map_err(|e| e.to_string())?;
     if loaded.sha256.as_deref() != Some(record.test_sha256.as_str()) {
         return Err(format!(
@@ -44,7 +40,7 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
     }
     let test = loaded.dataset;
     let scores_path = store.scores_path(&record.key);
-    let scores = ltr_data::scores::read_scores(&scores_path).map_err(|e| e.to_string())?;
+    let scores = ltr_format::scores::read_scores(&scores_path).map_err(|e| e.to_string())?;
     let evaluation = evaluate_dataset(&test, &scores, &record.eval).map_err(|e| e.to_string())?;
     if evaluation.summary != record.test {
         return Err("the saved scores evaluate to other test means than recorded".into());

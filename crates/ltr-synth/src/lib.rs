@@ -45,8 +45,8 @@ use std::path::{Path, PathBuf};
 
 use ltr_core::Rng;
 use ltr_core::fs::AtomicFile;
-use ltr_data::folds::rotation;
-use ltr_data::manifest::Split;
+use ltr_data::Split;
+use ltr_data::rotation::rotation;
 
 /// Errors of the generator.
 #[derive(Debug, thiserror::Error)]
@@ -688,7 +688,7 @@ mod tests {
 
     #[test]
     fn the_im2009_shape_is_the_release_as_it_ships() {
-        use ltr_data::reader::{LabelRounding, LineFormat, ReadOptions, read_file};
+        use ltr_format::{LabelRounding, LineFormat, ReadOptions, read_file};
         let dir = tempfile::tempdir().unwrap();
         let shape = Shape::named("yandex-im2009").unwrap();
         let opts = SynthOptions { shape, queries: Some(400), seed: 9, folds: Vec::new() };

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use ltr_data::scores::read_scores_for;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::scores::read_scores_for;
+use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::{Convention, EvalConfig, Metric, evaluate_dataset};
 use ltr_report::significance::{Comparison, MetricTests, SignificanceConfig, format_p, letter, test_metric};
 use ltr_stats::PairedTest;

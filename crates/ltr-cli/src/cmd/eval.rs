@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use ltr_data::scores::read_scores_for;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::scores::read_scores_for;
+use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
 use ltr_metrics::{Convention, EvalConfig, NoRelevant, evaluate_dataset};
 

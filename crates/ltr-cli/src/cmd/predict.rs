@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use ltr_core::Dataset;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 use ltr_harness::ModelFile;
 use ltr_runner::store::format_scores;
 
@@ -50,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--run-name applies to --format trec only");
     }
     if let Some(name) = &args.run_name {
-        ltr_data::trec::check_run_name(name)?;
+        ltr_format::trec::check_run_name(name)?;
     }
     refuse_overwriting_inputs(
         ("--scores", &args.scores),
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Scores => format_scores(&scores),
         Format::Trec => {
             let name = args.run_name.as_deref().unwrap_or(file.model.id());
-            ltr_data::trec::run_file(&data, &scores, name, &args.data.display().to_string())?
+            ltr_format::trec::run_file(&data, &scores, name, &args.data.display().to_string())?
         }
     };
     ltr_core::write_atomic(&args.scores, text.as_bytes())

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use ltr_data::{ReadOptions, read_file};
+use ltr_format::{ReadOptions, read_file};
 
 /// Arguments of `ltr qrels`.
 #[derive(Debug, clap::Args)]
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let data = read_file(&args.feature_file, &ReadOptions::default())
         .with_context(|| format!("reading feature file {source}"))?
         .dataset;
-    let text = ltr_data::trec::qrels_file(&data, &source)?;
+    let text = ltr_format::trec::qrels_file(&data, &source)?;
     match &args.out {
         Some(out) => {
             ltr_core::write_atomic(out, text.as_bytes())

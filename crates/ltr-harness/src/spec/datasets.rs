@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ltr_data::normalize::Normalization;
-use ltr_data::reader::{LabelRounding, LineFormat};
+use ltr_format::{LabelRounding, LineFormat};
 use ltr_metrics::Convention;
 use serde::Serialize;
 
@@ -97,7 +97,7 @@ pub(super) fn parse_datasets(
                     .map(|c| c.parse::<Convention>().map_err(|e| format!("{at}: convention: {e}")))
                     .transpose()?;
                 let features =
-                    int("features", ltr_data::reader::MAX_UNDECLARED_FEATURES as u64)?.map(|n| n as usize);
+                    int("features", ltr_format::options::MAX_UNDECLARED_FEATURES as u64)?.map(|n| n as usize);
                 let split_seed = match t.get("split_seed") {
                     None => None,
                     Some(toml::Value::Integer(n)) => {

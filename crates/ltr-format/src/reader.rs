@@ -35,169 +35,16 @@ use std::path::Path;
 use flate2::read::MultiGzDecoder;
 use ltr_core::fs::open_regular;
 use ltr_core::{Dataset, Grade};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::{DataError, DenseLimit, ParseErrorKind};
-
-/// How a file writes labels and query ids where it departs from the LETOR form; the default
-/// is the LETOR form itself.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LineFormat {
-    /// The query id is the line's comment, `<label> <index>:<value> ... # <qid>` (Yandex's
-    /// Internet Mathematics 2009 files), instead of a `qid:<id>` token after the label. The
-    /// comment must then be that one token; there is no document id.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub qid_in_comment: bool,
-    /// How a label that is a real number and not an integer (`0.5`, `2.16049`: Yandex's IM2009
-    /// labels are means of several assessors' grades) becomes a grade. `None`: such a label is
-    /// refused, naming the line. Metrics and learners see the grade, never the real value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fractional_labels: Option<LabelRounding>,
-}
-
-impl LineFormat {
-    /// Whether it is the LETOR form (nothing declared).
-    pub fn is_letor(&self) -> bool {
-        *self == Self::default()
-    }
-}
-
-/// How a real-valued label becomes an integer grade ([`LineFormat::fractional_labels`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LabelRounding {
-    /// The nearest grade, halves up: `0.5` is 1, `1.33333` is 1, `2.5` is 3.
-    Round,
-    /// The grade below: `0.5` is 0, `1.99` is 1.
-    Floor,
-}
-
-impl LabelRounding {
-    /// The grade of a real label `v` (finite, at least 0), if it is one of 0..=255.
-    pub fn grade(self, v: f64) -> Option<Grade> {
-        let g = match self {
-            Self::Round => (v + 0.5).floor(),
-            Self::Floor => v.floor(),
-        };
-        (v >= 0.0 && g <= f64::from(Grade::MAX)).then_some(g as Grade)
-    }
-
-    /// Its name in manifests and specs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Round => "round",
-            Self::Floor => "floor",
-        }
-    }
-
-    /// Its rule in words, for logs and reports.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::Round => "rounded to the nearest grade, halves up",
-            Self::Floor => "rounded down to the grade below",
-        }
-    }
-}
-
-impl std::str::FromStr for LabelRounding {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "round" => Ok(Self::Round),
-            "floor" => Ok(Self::Floor),
-            other => Err(format!("`{other}` is not a rule for fractional labels (round, floor)")),
-        }
-    }
-}
-
-/// The grade of a label token under `format`, and whether it was a real number made a grade
-/// (with its value). `Err`: the error kind for the token.
-#[inline]
-pub(crate) fn grade_of(tok: &[u8], format: LineFormat) -> Result<(Grade, Option<f64>), ParseErrorKind> {
-    if let Some(g) = parse_grade(tok) {
-        return Ok((g, None));
-    }
-    let real = std::str::from_utf8(tok)
-        .ok()
-        .filter(|s| is_decimal(s.as_bytes()))
-        .and_then(|s| s.parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0);
-    match (real, format.fractional_labels) {
-        (Some(v), Some(rule)) => match rule.grade(v) {
-            Some(g) if f64::from(g) == v => Ok((g, None)),
-            Some(g) => Ok((g, Some(v))),
-            None => Err(ParseErrorKind::Label),
-        },
-        (Some(v), None) if v.fract() != 0.0 && v <= f64::from(Grade::MAX) => {
-            Err(ParseErrorKind::FractionalLabel)
-        }
-        _ => Err(ParseErrorKind::Label),
-    }
-}
-
-/// How to read a file.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ReadOptions {
-    /// The exact feature count (from a manifest or a model): an index beyond it is an
-    /// error, and rows are padded to it. `None`: the highest index in the file.
-    pub n_features: Option<usize>,
-    /// A value token that stands for "missing" (LETOR 3.0 `Feature-null` files use `NULL`).
-    /// It is read as 0, the same convention as an absent sparse feature.
-    pub missing_token: Option<String>,
-    /// Also compute the sha256 of the (uncompressed) bytes while reading.
-    pub sha256: bool,
-    /// The largest dense feature matrix accepted, in bytes. `None`: three quarters of the
-    /// memory the system reports available (`MemAvailable` in `/proc/meminfo`), where it
-    /// can be read. Tests set it to check the limit without using the memory.
-    pub max_dense_bytes: Option<u64>,
-    /// Clip feature values to `[-clip, clip]`, also numbers written finitely but beyond the
-    /// `f32` range (Istella's 1.79e308), which are otherwise refused as not finite. `inf`
-    /// and `nan` written as such are still refused. `None`: no clipping.
-    pub clip: Option<f32>,
-    /// Where the file departs from the LETOR form (query ids in comments, real-valued labels).
-    pub format: LineFormat,
-}
-
-/// The highest feature index a file may use when no feature count is declared. Rows are
-/// stored densely, so one stray large index would otherwise widen every row to it (a
-/// typo like `99999999:1` would ask for gigabytes). Public LETOR-style data sets use at
-/// most a few hundred features (MSLR-WEB 136, Istella 220, Yahoo! LTR 700).
-pub const MAX_UNDECLARED_FEATURES: usize = 1 << 16;
-
-/// Without a declared feature count, the dense matrix may take at most this many times the
-/// bytes of text it is read from (or [`SPARSE_FLOOR_BYTES`], whichever is more). Dense
-/// LETOR text spends at least 4 bytes per feature (`7:0 `), the same as the matrix; a file
-/// far below that is sparse input with large indices, which a dense matrix does not suit.
-pub const MAX_DENSE_EXPANSION: u64 = 64;
-
-/// The dense matrix size always accepted for a file without a declared feature count,
-/// however small its text (subject to the memory limit).
-pub const SPARSE_FLOOR_BYTES: u64 = 256 << 20;
-
-/// The longest line accepted, in bytes: a line is held in memory whole while it is parsed.
-/// Real lines are under 10 KB (MSLR-WEB: about 1 KB).
-pub const MAX_LINE_BYTES: usize = 1 << 30;
-
-/// The UTF-8 byte-order mark, skipped at the start of feature and score files.
-pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// A line without its line end (a final CR) and, on the first line, without a byte-order
-/// mark.
-#[inline]
-pub(crate) fn line_content(raw: &[u8], first: bool) -> &[u8] {
-    let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-    if first { line.strip_prefix(BOM).unwrap_or(line) } else { line }
-}
-
-/// The first character of an id that whitespace-separated formats cannot carry: a control
-/// character (C0, DEL, C1: NUL, vertical tab, form feed, ...) or Unicode whitespace (which
-/// Python's `split()` breaks on, as trec_eval does on the ASCII ones). Ids come from tokens
-/// already split on space and tab, so these are the only characters left that could split them.
-pub fn id_flaw(id: &str) -> Option<char> {
-    id.chars().find(|c| c.is_control() || c.is_whitespace())
-}
+use crate::options::{
+    LineFormat, MAX_DENSE_EXPANSION, MAX_LINE_BYTES, MAX_UNDECLARED_FEATURES, ReadOptions, SPARSE_FLOOR_BYTES,
+};
+use crate::tokens::{
+    Tokens, comment_qid, doc_id_of, grade_of, id_flaw, is_decimal, line_content, parse_f32, parse_index,
+    show_token,
+};
 
 /// A parsed file.
 #[derive(Debug, Clone)]
@@ -227,7 +74,7 @@ pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Loaded, DataError> {
     parse_reader(open()?, &name, opts, &survey)
 }
 
-/// Reads a file whose sha256 is known ([`crate::resolved::DataFile::sha256`]): the hash of
+/// Reads a file whose sha256 is known (`ltr_data::resolved::DataFile::sha256`): the hash of
 /// the bytes parsed (uncompressed, as `DataFile` hashes are) is computed in the same pass that
 /// parses them, and the data set is returned only if it is `expected`; otherwise
 /// [`DataError::NotAsHashed`], naming the file and both hashes. What is returned is thus
@@ -754,174 +601,10 @@ impl<'a> Parser<'a> {
             .map_err(|e| DataError::Invalid { file: self.source.to_owned(), source: e })
     }
 }
-
-/// Whitespace-separated tokens (space or tab).
-struct Tokens<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl<'a> Iterator for Tokens<'a> {
-    type Item = &'a [u8];
-    #[inline]
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let s = self.s;
-        let mut i = self.i;
-        while i < s.len() && (s[i] == b' ' || s[i] == b'\t') {
-            i += 1;
-        }
-        if i == s.len() {
-            self.i = i;
-            return None;
-        }
-        let start = i;
-        while i < s.len() && s[i] != b' ' && s[i] != b'\t' {
-            i += 1;
-        }
-        self.i = i;
-        Some(&s[start..i])
-    }
-}
-
-/// The query id a comment holds when [`LineFormat::qid_in_comment`]: the comment's one
-/// token (`# 3382`); `None` for an empty comment or one of several tokens.
-pub(crate) fn comment_qid(comment: Option<&[u8]>) -> Option<&[u8]> {
-    let mut tokens = Tokens { s: comment?, i: 0 };
-    let qid = tokens.next()?;
-    tokens.next().is_none().then_some(qid)
-}
-
-/// `docid = X` inside a comment.
-fn doc_id_of(comment: &[u8]) -> Option<&[u8]> {
-    let p = comment.windows(5).position(|w| w == b"docid")?;
-    let rest = &comment[p + 5..];
-    let rest = trim_start(rest);
-    let rest = trim_start(rest.strip_prefix(b"=")?);
-    let end = rest.iter().position(|&b| b == b' ' || b == b'\t').unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
-}
-
-fn trim_start(s: &[u8]) -> &[u8] {
-    let k = s.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(s.len());
-    &s[k..]
-}
-
-fn show_token(tok: &[u8]) -> String {
-    let s = String::from_utf8_lossy(tok);
-    let mut out: String = s.chars().take(40).flat_map(char::escape_debug).collect();
-    if s.chars().count() > 40 {
-        out.push('…');
-    }
-    out
-}
-
-#[inline]
-fn parse_grade(tok: &[u8]) -> Option<Grade> {
-    if tok.is_empty() || tok.len() > 3 || !tok.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let v = tok.iter().fold(0u32, |acc, &b| acc * 10 + u32::from(b - b'0'));
-    Grade::try_from(v).ok()
-}
-
-#[inline]
-fn parse_index(tok: &[u8]) -> Option<usize> {
-    if tok.is_empty() || tok.len() > 9 || !tok.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(tok.iter().fold(0usize, |acc, &b| acc * 10 + usize::from(b - b'0')))
-}
-
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-    1e19, 1e20, 1e21, 1e22,
-];
-
-/// Parses a decimal `f32`, correctly rounded (the same value as `str::parse::<f32>`).
-///
-/// Fast path (Clinger): at most 19 significant digits, a mantissa below 2^53 and a decimal
-/// exponent within +-22 give an exactly rounded `f64`; rounding that to `f32` is exact unless
-/// the `f64` lies on an `f32` rounding midpoint, which falls back to the standard parser.
-#[inline]
-pub(crate) fn parse_f32(tok: &[u8]) -> Option<f32> {
-    let (neg, digits) = match tok.first()? {
-        b'-' => (true, &tok[1..]),
-        b'+' => (false, &tok[1..]),
-        _ => (false, tok),
-    };
-    let mut i = 0;
-    let mut mant: u64 = 0;
-    let mut sig = 0u32;
-    let mut exp10: i32 = 0;
-    let mut any_digit = false;
-    while i < digits.len() && digits[i].is_ascii_digit() {
-        any_digit = true;
-        if sig < 19 {
-            mant = mant * 10 + u64::from(digits[i] - b'0');
-            if mant != 0 {
-                sig += 1;
-            }
-        } else {
-            return slow_f32(tok);
-        }
-        i += 1;
-    }
-    if i < digits.len() && digits[i] == b'.' {
-        i += 1;
-        while i < digits.len() && digits[i].is_ascii_digit() {
-            any_digit = true;
-            if sig < 19 {
-                mant = mant * 10 + u64::from(digits[i] - b'0');
-                if mant != 0 {
-                    sig += 1;
-                }
-                exp10 -= 1;
-            } else {
-                return slow_f32(tok);
-            }
-            i += 1;
-        }
-    }
-    if !any_digit {
-        return slow_f32(tok); // "inf", "NaN", garbage
-    }
-    if i < digits.len() {
-        if digits[i] != b'e' && digits[i] != b'E' {
-            return None;
-        }
-        return slow_f32(tok);
-    }
-    if mant == 0 {
-        return Some(if neg { -0.0 } else { 0.0 });
-    }
-    if mant > (1u64 << 53) || !(-22..=22).contains(&exp10) {
-        return slow_f32(tok);
-    }
-    let v =
-        if exp10 < 0 { mant as f64 / POW10[(-exp10) as usize] } else { mant as f64 * POW10[exp10 as usize] };
-    // An f64 exactly halfway between two f32s would be rounded twice: defer to std.
-    if v.to_bits() & 0x1FFF_FFFF == 0x1000_0000 {
-        return slow_f32(tok);
-    }
-    let f = v as f32;
-    Some(if neg { -f } else { f })
-}
-
-/// Whether a value token is written as a decimal number (digits, sign, point, exponent),
-/// not as `inf` or `nan`.
-fn is_decimal(tok: &[u8]) -> bool {
-    tok.iter().any(u8::is_ascii_digit)
-        && tok.iter().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
-}
-
-#[cold]
-fn slow_f32(tok: &[u8]) -> Option<f32> {
-    std::str::from_utf8(tok).ok()?.parse::<f32>().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::LabelRounding;
 
     /// `parse_bytes`, also returning how the feature matrix was allocated.
     fn parse_with_stats(bytes: &[u8], opts: &ReadOptions) -> (Result<Dataset, DataError>, MatrixStats) {
@@ -981,32 +664,26 @@ mod tests {
 
     #[test]
     fn errors_name_file_line_and_token() {
-        let e = err_of("0 qid:1 1:1\nx qid:1 1:1\n");
-        assert!(e.starts_with("t.txt:2:") && e.contains("`x`"), "{e}");
-        let e = err_of("0 1:1\n");
-        assert!(e.contains("t.txt:1:") && e.contains("qid"), "{e}");
-        let e = err_of("0 qid: 1:1\n");
-        assert!(e.contains("qid"), "{e}");
-        let e = err_of("0 qid:1 0:1\n");
-        assert!(e.contains("index 0") && e.contains("`0:1`"), "{e}");
-        let e = err_of("0 qid:1 2:1 1:1\n");
-        assert!(e.contains("`1:1`") && e.contains("previous"), "{e}");
-        let e = err_of("0 qid:1 1:1 1:2\n");
-        assert!(e.contains("`1:2`"), "{e}");
-        let e = err_of("0 qid:1 1:abc\n");
-        assert!(e.contains("`1:abc`"), "{e}");
-        let e = err_of("0 qid:1 1:inf\n");
-        assert!(e.contains("finite") && e.contains("`1:inf`"), "{e}");
-        let e = err_of("0 qid:1 1:NaN\n");
-        assert!(e.contains("finite"), "{e}");
-        let e = err_of("0 qid:1 1:1\n0 qid:2 1:1\n0 qid:1 1:1\n");
-        assert!(e.starts_with("t.txt:3:") && e.contains("line 1"), "{e}");
-        let e = err_of("0 qid:1 1\n");
-        assert!(e.contains("index:value"), "{e}");
-        let e = err_of("256 qid:1 1:1\n");
-        assert!(e.contains("`256`"), "{e}");
-        let e = err_of("-1 qid:1 1:1\n");
-        assert!(e.contains("`-1`"), "{e}");
+        // Each input with what its message must start with and contain.
+        let cases: &[(&str, &str, &[&str])] = &[
+            ("0 qid:1 1:1\nx qid:1 1:1\n", "t.txt:2:", &["`x`"]),
+            ("0 1:1\n", "", &["t.txt:1:", "qid"]),
+            ("0 qid: 1:1\n", "", &["qid"]),
+            ("0 qid:1 0:1\n", "", &["index 0", "`0:1`"]),
+            ("0 qid:1 2:1 1:1\n", "", &["`1:1`", "previous"]),
+            ("0 qid:1 1:1 1:2\n", "", &["`1:2`"]),
+            ("0 qid:1 1:abc\n", "", &["`1:abc`"]),
+            ("0 qid:1 1:inf\n", "", &["finite", "`1:inf`"]),
+            ("0 qid:1 1:NaN\n", "", &["finite"]),
+            ("0 qid:1 1:1\n0 qid:2 1:1\n0 qid:1 1:1\n", "t.txt:3:", &["line 1"]),
+            ("0 qid:1 1\n", "", &["index:value"]),
+            ("256 qid:1 1:1\n", "", &["`256`"]),
+            ("-1 qid:1 1:1\n", "", &["`-1`"]),
+        ];
+        for (text, start, parts) in cases {
+            let e = err_of(text);
+            assert!(e.starts_with(start) && parts.iter().all(|p| e.contains(p)), "{text:?}: {e}");
+        }
         assert!(err_of("\n\n# nothing\n").contains("no documents"));
         // A line with only a label names the line itself.
         let e = err_of("0 qid:1 1:1\n2\n");
@@ -1238,66 +915,6 @@ mod tests {
     }
 
     #[test]
-    fn float_parsing_matches_std() {
-        let cases = [
-            "0",
-            "1",
-            "-1",
-            "0.5",
-            "1.000000",
-            "0.941842",
-            "37.330565",
-            "-36.717226",
-            "158.072",
-            "1e-3",
-            "1E5",
-            "-0.0",
-            ".5",
-            "5.",
-            "123456789012345678901234",
-            "0.000000000000000000000000001",
-            "3.4028235e38",
-            "1.17549435e-38",
-            "16777217",
-            "0.1",
-            "2.5",
-            "9007199254740993",
-            "33554431.5",
-        ];
-        for c in cases {
-            assert_eq!(
-                parse_f32(c.as_bytes()).map(f32::to_bits),
-                c.parse::<f32>().ok().map(f32::to_bits),
-                "{c}"
-            );
-        }
-        for c in ["", "-", "+", ".", "1.2.3", "1x", "0x10", "1e", "--1"] {
-            assert_eq!(parse_f32(c.as_bytes()).is_some(), c.parse::<f32>().is_ok(), "{c:?}");
-        }
-    }
-
-    #[test]
-    fn float_parsing_matches_std_on_many_decimals() {
-        let mut r = ltr_core::Rng::new(3);
-        for _ in 0..200_000 {
-            let digits = 1 + r.index(12);
-            let mant = r.below(10u64.pow(digits as u32));
-            let scale = r.index(digits + 3);
-            let s = format!("{mant}");
-            let s = if scale == 0 || scale >= s.len() {
-                format!("0.{:0>width$}", s, width = scale.max(1))
-            } else {
-                format!("{}.{}", &s[..s.len() - scale], &s[s.len() - scale..])
-            };
-            assert_eq!(
-                parse_f32(s.as_bytes()).map(f32::to_bits),
-                s.parse::<f32>().ok().map(f32::to_bits),
-                "{s}"
-            );
-        }
-    }
-
-    #[test]
     fn a_long_line_is_split_in_linear_time() {
         // One 50 MB line spanning many read chunks, then a short one: every byte must be
         // looked at a bounded number of times, not once per chunk read after it.
@@ -1329,31 +946,6 @@ mod tests {
         let e = split_lines(std::io::Cursor::new(&text), "t.txt", None, 4000, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("longer than 4000 bytes"), "{e}");
         assert!(split_lines(std::io::Cursor::new(&text), "t.txt", None, 5000, |_| Ok(())).is_ok());
-    }
-
-    #[test]
-    fn a_read_against_a_recorded_hash_checks_the_bytes_parsed_plain_or_gzip() {
-        // Resolution records what `local::inspect` hashes (the uncompressed bytes); a read
-        // hashes the same bytes, whether the file on disk is compressed or not.
-        let text = "2 qid:1 1:0.5 #docid = a\r\n0 qid:1 1:0.25 #docid = b\r\n";
-        let d = tempfile::tempdir().unwrap();
-        let plain = d.path().join("a.txt");
-        std::fs::write(&plain, text).unwrap();
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
-        let zipped = d.path().join("b.txt.gz");
-        std::fs::write(&zipped, gz.finish().unwrap()).unwrap();
-        let opts = ReadOptions::default();
-        for p in [&plain, &zipped] {
-            let recorded = crate::local::inspect(p, LineFormat::default()).unwrap().sha256;
-            let loaded = read_file_as_hashed(p, &opts, &recorded).unwrap();
-            assert_eq!(loaded.dataset.n_docs(), 2);
-            let other = "0".repeat(64);
-            let e = read_file_as_hashed(p, &opts, &other).unwrap_err();
-            let msg = e.to_string();
-            assert!(matches!(e, DataError::NotAsHashed { .. }), "{msg}");
-            assert!(msg.contains(&recorded) && msg.contains(&other) && msg.contains(".txt"), "{msg}");
-        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 use ltr_core::Dataset;
 
 use crate::error::{DataError, ParseErrorKind};
-use crate::reader::line_content;
+use crate::tokens::line_content;
 
 /// A score file as read.
 #[derive(Debug, Clone, PartialEq)]

@@ -49,7 +49,7 @@ pub enum ParseErrorKind {
         /// The declared count.
         limit: usize,
     },
-    /// An index above [`crate::reader::MAX_UNDECLARED_FEATURES`] with no declared count.
+    /// An index above [`crate::options::MAX_UNDECLARED_FEATURES`] with no declared count.
     #[error("feature index above {max}, the most accepted without a declared feature count")]
     IndexTooLarge {
         /// The largest index accepted.
@@ -105,8 +105,8 @@ pub enum ParseErrorKind {
 #[non_exhaustive]
 pub enum DenseLimit {
     /// No feature count was declared and the matrix would be more than
-    /// [`crate::reader::MAX_DENSE_EXPANSION`] times the text it is read from (and more than
-    /// [`crate::reader::SPARSE_FLOOR_BYTES`]).
+    /// [`crate::options::MAX_DENSE_EXPANSION`] times the text it is read from (and more than
+    /// [`crate::options::SPARSE_FLOOR_BYTES`]).
     Sparse {
         /// Bytes of text read.
         text_bytes: u64,
@@ -131,9 +131,9 @@ impl std::fmt::Display for DenseLimit {
             Self::Sparse { text_bytes } => write!(
                 f,
                 "{} times the {} of text it is read from (and more than {})",
-                crate::reader::MAX_DENSE_EXPANSION,
+                crate::options::MAX_DENSE_EXPANSION,
                 human_bytes(*text_bytes),
-                human_bytes(crate::reader::SPARSE_FLOOR_BYTES)
+                human_bytes(crate::options::SPARSE_FLOOR_BYTES)
             ),
             Self::Limit { bytes } => write!(f, "the limit of {}", human_bytes(*bytes)),
             Self::Memory { available } => {

@@ -12,7 +12,7 @@
 //! assume.
 //!
 //! Ties: documents of equal score keep their order in the file, and get consecutive ranks in
-//! that order, as everywhere in ltr ([`ltr_metrics::rank_order`]). trec_eval ignores the
+//! that order, as everywhere in ltr ([`ltr_core::rank_order`]). trec_eval ignores the
 //! rank column and breaks ties by document name instead, so on a run with tied scores its
 //! numbers can differ from ltr's; a run without ties evaluates the same under both.
 //!
@@ -40,7 +40,7 @@ pub type Result<T, E = TrecError> = std::result::Result<T, E>;
 
 /// The TREC name of every document of `data`, in file order: its `#docid` when every
 /// document has one, else its position counting from 1. Every query id and name is checked
-/// to be one TREC field ([`crate::reader::id_flaw`]).
+/// to be one TREC field ([`crate::tokens::id_flaw`]).
 ///
 /// # Errors
 /// Two documents of one query with the same name, or a query id or name holding a control or
@@ -56,7 +56,7 @@ pub fn doc_names(data: &Dataset, source: &str) -> Result<Vec<String>> {
         }
         None => (1..=data.n_docs()).map(|i| i.to_string()).collect(),
     };
-    let one_field = |what: &str, id: &str| match crate::reader::id_flaw(id) {
+    let one_field = |what: &str, id: &str| match crate::tokens::id_flaw(id) {
         Some(ch) => Err(trec_error(
             source,
             None,
@@ -117,7 +117,7 @@ pub fn run_file(data: &Dataset, scores: &[f64], run_name: &str, source: &str) ->
     let mut order = Vec::new();
     for q in data.queries() {
         let range = q.range();
-        ltr_metrics::rank_order(&scores[range.clone()], &mut order);
+        ltr_core::rank_order(&scores[range.clone()], &mut order);
         for (rank, &j) in order.iter().enumerate() {
             let i = range.start + j;
             out += &format!("{} Q0 {} {} {} {run_name}\n", q.qid, names[i], rank + 1, scores[i]);

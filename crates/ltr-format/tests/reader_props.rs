@@ -2,8 +2,8 @@
 //! generated files round-trip exactly.
 #![allow(clippy::unwrap_used)]
 
-use ltr_data::ReadOptions;
-use ltr_data::reader::{parse_bytes, read_from};
+use ltr_format::ReadOptions;
+use ltr_format::reader::{parse_bytes, read_from};
 use proptest::prelude::*;
 
 /// Bytes biased towards the format's alphabet, so that the parser gets deep.
