@@ -16,6 +16,13 @@ pub struct FeatureRanker {
     pub negated: bool,
 }
 
+impl FeatureRanker {
+    /// `h(x) = x_f`, the feature as it is.
+    pub const fn plain(feature: usize) -> Self {
+        Self { feature, negated: false }
+    }
+}
+
 impl WeakRanker for FeatureRanker {
     fn score(&self, row: &[f32]) -> f64 {
         let v = row.get(self.feature).map_or(0.0, |&v| f64::from(v));
@@ -79,10 +86,6 @@ mod tests {
     use crate::ensemble::Ensemble;
     use ltr_core::{DatasetBuilder, Ranker};
 
-    fn feat(feature: usize) -> FeatureRanker {
-        FeatureRanker { feature, negated: false }
-    }
-
     #[test]
     fn scores_and_candidates() {
         assert_eq!(FeatureRanker { feature: 1, negated: true }.score(&[0.5, 0.25]), -0.25);
@@ -103,7 +106,11 @@ mod tests {
         let d = b.finish().unwrap();
         let mut e = Ensemble::new(2);
         let mut inc = vec![0.0; 2];
-        for (w, a) in [(feat(0), 0.3), (feat(1), 1.0 / 3.0), (feat(0), 0.11)] {
+        for (w, a) in [
+            (FeatureRanker::plain(0), 0.3),
+            (FeatureRanker::plain(1), 1.0 / 3.0),
+            (FeatureRanker::plain(0), 0.11),
+        ] {
             Ensemble::add_round(&w, a, &d, &mut inc);
             e.push(w, a);
         }
@@ -115,6 +122,6 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
         assert_eq!(back.score_vec(&d).unwrap(), inc);
         // A narrower row never panics.
-        assert_eq!(feat(5).score(&[1.0]), 0.0);
+        assert_eq!(FeatureRanker::plain(5).score(&[1.0]), 0.0);
     }
 }

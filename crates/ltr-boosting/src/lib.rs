@@ -39,7 +39,7 @@ pub use source::{RoundContext, WeakSource};
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use ltr_core::{Dataset, DatasetBuilder, Rng, Validation};
+    use ltr_core::{Dataset, Validation};
     use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
     use ltr_testkit::dataset;
 
@@ -52,8 +52,7 @@ mod tests {
     }
     impl Features {
         fn new(d: usize) -> Self {
-            let cands = (0..d).map(|feature| FeatureRanker { feature, negated: false }).collect();
-            Self { cands, fixed: true, proposals: 0 }
+            Self { cands: (0..d).map(FeatureRanker::plain).collect(), fixed: true, proposals: 0 }
         }
     }
     impl WeakSource for Features {
@@ -198,20 +197,7 @@ mod tests {
     }
 
     fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
-        let mut rng = Rng::new(seed);
-        let mut b = DatasetBuilder::new(d);
-        for q in 0..queries {
-            b.start_query(&q.to_string());
-            let n = 3 + rng.index(20);
-            for _ in 0..n {
-                let label = rng.index(3) as u8;
-                let row: Vec<f32> = (0..d)
-                    .map(|j| (rng.uniform() + 0.15 * f64::from(label) * (j % 3) as f64) as f32)
-                    .collect();
-                b.push_doc(label, &row, None).unwrap();
-            }
-        }
-        b.finish().unwrap()
+        ltr_testkit::random_dataset(seed, queries, d, 3..23, 0.15, 3)
     }
 
     fn run_in_pool(threads: usize, f: impl FnOnce() -> BoostOutcome<Feat> + Send) -> BoostOutcome<Feat> {

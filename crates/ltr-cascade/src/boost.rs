@@ -372,13 +372,9 @@ mod tests {
     use super::*;
     use crate::model::{PruningKind, ranked_labels};
     use ltr_boosting::{FeatureRanker, FeatureSource, StopReason, boost};
-    use ltr_core::{DatasetBuilder, Ranker, Rng};
+    use ltr_core::Ranker;
     use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
     use ltr_testkit::dataset;
-
-    fn feat(feature: usize) -> FeatureRanker {
-        FeatureRanker { feature, negated: false }
-    }
 
     fn config(gamma: f64, prunings: Vec<Pruning>) -> CascadeConfig {
         let boost = BoostConfig::new("test", Metric::Map, EvalConfig::official(Convention::Letor3));
@@ -412,25 +408,13 @@ mod tests {
         assert_eq!(out.stop, StopReason::Perfect);
         let m = &out.model;
         assert_eq!(m.stages[0].pruning, Pruning::None);
-        assert_eq!((m.stages[1].pruning, m.stages[1].weak), (Pruning::Rank(0.5), feat(1)));
+        assert_eq!((m.stages[1].pruning, m.stages[1].weak), (Pruning::Rank(0.5), FeatureRanker::plain(1)));
         assert_eq!(ranked_labels(m, &d, 0), vec![1, 0, 0, 0]);
         assert_eq!(m.cost(&d).unwrap().mean, 6.0);
     }
 
     fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
-        let mut rng = Rng::new(seed);
-        let mut b = DatasetBuilder::new(d);
-        for q in 0..queries {
-            b.start_query(&q.to_string());
-            for _ in 0..3 + rng.index(25) {
-                let label = rng.index(3) as u8;
-                let row: Vec<f32> = (0..d)
-                    .map(|j| (rng.uniform() + 0.15 * f64::from(label) * (j % 3) as f64) as f32)
-                    .collect();
-                b.push_doc(label, &row, None).unwrap();
-            }
-        }
-        b.finish().unwrap()
+        ltr_testkit::random_dataset(seed, queries, d, 3..28, 0.15, 3)
     }
 
     /// With gamma = 0 and no pruning offered the cascade is AdaRank: the same rounds, weights,

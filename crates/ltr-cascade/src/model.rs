@@ -306,10 +306,6 @@ mod tests {
     use ltr_boosting::FeatureRanker;
     use ltr_testkit::dataset;
 
-    fn feat(feature: usize) -> FeatureRanker {
-        FeatureRanker { feature, negated: false }
-    }
-
     #[test]
     fn pruning_functions_by_hand() {
         let s = [4.0, 3.0, 2.0, 1.0, 0.0];
@@ -336,8 +332,8 @@ mod tests {
         let model = Cascade {
             n_features: 2,
             stages: vec![
-                Stage { pruning: Pruning::None, weak: feat(0), alpha: 1.0 },
-                Stage { pruning: Pruning::Rank(0.5), weak: feat(1), alpha: 2.0 },
+                Stage { pruning: Pruning::None, weak: FeatureRanker::plain(0), alpha: 1.0 },
+                Stage { pruning: Pruning::Rank(0.5), weak: FeatureRanker::plain(1), alpha: 2.0 },
             ],
         };
         assert_eq!(model.score_vec(&d).unwrap(), vec![3.0, 4.0, 2.0, 1.0]);

@@ -377,7 +377,7 @@ pub fn boost_cosine<S: WeakSource>(
 mod tests {
     use super::*;
     use ltr_boosting::{FeatureSource, StopReason};
-    use ltr_core::{DatasetBuilder, Ranker, Rng};
+    use ltr_core::Ranker;
     use ltr_metrics::{Criterion, EvalConfig, Metric};
     use ltr_testkit::dataset;
 
@@ -464,19 +464,7 @@ mod tests {
     }
 
     fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
-        let mut rng = Rng::new(seed);
-        let mut b = DatasetBuilder::new(d);
-        for q in 0..queries {
-            b.start_query(&q.to_string());
-            for _ in 0..3 + rng.index(20) {
-                let label = rng.index(3) as u8;
-                let row: Vec<f32> = (0..d)
-                    .map(|j| (rng.uniform() + 0.2 * f64::from(label) * (j % 3) as f64) as f32)
-                    .collect();
-                b.push_doc(label, &row, None).unwrap();
-            }
-        }
-        b.finish().unwrap()
+        ltr_testkit::random_dataset(seed, queries, d, 3..23, 0.2, 3)
     }
 
     /// The loss never rises (improvement test), the result does not depend on the thread
