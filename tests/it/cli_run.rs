@@ -347,15 +347,15 @@ fn data_leaves_limited_algorithms_out_of_the_default_set_and_refuses_them_by_nam
     assert!(errs[0].contains("result store"), "the run went on to open its store: {all}");
     let left: Vec<&str> = all.lines().filter(|l| l.contains("left out")).collect();
     assert_eq!(left.len(), 1, "{all}");
-    for l in ltr_harness::limits::SCALE_LIMITS {
-        assert!(left[0].contains(l.id), "{}: {all}", l.id);
+    for (id, _) in ltr_harness::limits::limited() {
+        assert!(left[0].contains(id), "{id}: {all}");
     }
 
-    let limited = ltr_harness::limits::SCALE_LIMITS[0];
-    let out = env.ltr(&["run", "--data", "big.txt", "--algorithms", limited.id], None);
+    let (limited, _) = ltr_harness::limits::limited().next().unwrap();
+    let out = env.ltr(&["run", "--data", "big.txt", "--algorithms", limited], None);
     let errs = errors(&out);
     assert_eq!(errs.len(), 1, "{}", self::text(&out));
-    assert!(errs[0].contains(limited.id) && errs[0].contains("limit of"), "{}", errs[0]);
+    assert!(errs[0].contains(limited) && errs[0].contains("limit of"), "{}", errs[0]);
     assert!(!errs[0].contains("set `scale_limits = false`"), "advice --data cannot follow: {}", errs[0]);
 }
 

@@ -18,6 +18,7 @@ mod eval_golden;
 mod explain;
 mod harness;
 mod normalize;
+mod refit;
 mod reports;
 mod seeds;
 mod store;

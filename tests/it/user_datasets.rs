@@ -387,13 +387,13 @@ fn a_lab_describes_its_own_collection_with_a_manifest_file_for_fetch_and_run() {
 /// `scale_limits = false` the run goes on (here to the fetch, which fails offline).
 #[test]
 fn an_algorithm_over_its_scale_limit_is_refused_when_the_spec_loads() {
-    let limited = ltr_harness::limits::SCALE_LIMITS.first().expect("some algorithm is limited");
+    let (limited_id, limited) = ltr_harness::limits::limited().next().expect("some algorithm is limited");
     let dir = tempfile::tempdir().unwrap();
     let spec = |extra: &str| {
         format!(
             "name = \"big\"\ncollection = \"mslr\"\ndatasets = [\"MSLR-WEB10K\"]\nseed = 1\n{extra}\n\
              [[algorithms]]\nid = \"regression\"\n\n[[algorithms]]\nid = \"{}\"\n",
-            limited.id
+            limited_id
         )
     };
     std::fs::write(dir.path().join("big.toml"), spec("")).unwrap();
@@ -404,8 +404,8 @@ fn an_algorithm_over_its_scale_limit_is_refused_when_the_spec_loads() {
     assert_eq!(errors.len(), 1, "{all}");
     let limit = ltr_harness::limits::thousands(limited.max_train_rows);
     assert!(
-        errors[0].contains(&format!("{} on MSLR-WEB10K: about 720,114 training rows", limited.id))
-            && errors[0].contains(&format!("{}'s limit of {limit}", limited.id))
+        errors[0].contains(&format!("{} on MSLR-WEB10K: about 720,114 training rows", limited_id))
+            && errors[0].contains(&format!("{limited_id}'s limit of {limit}"))
             && errors[0].contains("scale_limits = false"),
         "{all}"
     );

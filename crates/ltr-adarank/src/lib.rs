@@ -25,6 +25,8 @@ pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo {
     loss: LossType::Listwise,
     optimizer: "boosting (query reweighting)",
     reference: "J. Xu, H. Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007, 391-398.",
+    small_settings: &["rounds=10"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Metadata of AdaRank-NDCG.
@@ -36,6 +38,8 @@ pub const INFO_NDCG: AlgorithmInfo = AlgorithmInfo {
     loss: LossType::Listwise,
     optimizer: "boosting (query reweighting)",
     reference: "J. Xu, H. Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007, 391-398.",
+    small_settings: &["rounds=10"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Hyperparameters of AdaRank-MAP (`adarank-map`): `E(q, f)` is the average precision of

@@ -17,6 +17,14 @@ pub trait WeakRanker:
     /// Checks that it reads only features below `n_features` (`what` names it in the
     /// error: "round 3"); see [`Ranker::check`].
     fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()>;
+
+    /// Adds `alpha` times its weights, one per feature, to `weights` when it is a linear
+    /// function of the features; otherwise says why a sum of such weak rankers defines no
+    /// feature weights ([`Ranker::feature_weights`]).
+    fn add_weights(&self, alpha: f64, weights: &mut [f64]) -> Result<(), &'static str> {
+        let _ = (alpha, weights);
+        Err("its weak rankers are not linear functions of the features")
+    }
 }
 
 /// One boosting round: a weak ranker and its weight.
@@ -94,5 +102,17 @@ impl<W: WeakRanker> Ranker for Ensemble<W> {
             acc += r.alpha * r.weak.score(row);
         }
         acc
+    }
+
+    /// The rounds collapsed to one weight vector `sum_t alpha_t w_t`, summed in round order
+    /// (equal to the model up to floating-point rounding), when every weak ranker is linear.
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        let mut w = vec![0.0; self.n_features];
+        for r in &self.rounds {
+            if let Err(why) = r.weak.add_weights(r.alpha, &mut w) {
+                return ltr_core::FeatureWeights::Undefined(why);
+            }
+        }
+        ltr_core::FeatureWeights::Linear(w)
     }
 }

@@ -1,6 +1,6 @@
 //! Single features as weak rankers (AdaRank's, and a simple candidate set for any loop).
 
-use ltr_core::{Dataset, Error, Result};
+use ltr_core::{Dataset, Error};
 use serde::{Deserialize, Serialize};
 
 use crate::ensemble::WeakRanker;
@@ -32,6 +32,13 @@ impl WeakRanker for FeatureRanker {
     fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()> {
         ltr_core::check_feature(what, self.feature, n_features)
     }
+
+    fn add_weights(&self, alpha: f64, weights: &mut [f64]) -> Result<(), &'static str> {
+        if let Some(w) = weights.get_mut(self.feature) {
+            *w += if self.negated { -alpha } else { alpha };
+        }
+        Ok(())
+    }
 }
 
 /// Every feature of a dataset as a candidate (and, with `negated`, every sign-flipped one
@@ -55,7 +62,7 @@ impl FeatureSource {
     ///
     /// # Errors
     /// When `train` has no feature (`algorithm` names the learner in the error).
-    pub fn for_training(algorithm: &'static str, train: &Dataset, negated: bool) -> Result<Self> {
+    pub fn for_training(algorithm: &'static str, train: &Dataset, negated: bool) -> ltr_core::Result<Self> {
         if train.n_features() == 0 {
             return Err(Error::fit(algorithm, "the training data has no feature"));
         }

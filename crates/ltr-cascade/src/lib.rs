@@ -31,6 +31,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "boosting (query reweighting, effectiveness-cost tradeoff)",
     reference: "L. Wang, J. Lin, D. Metzler. A cascade ranking model for efficient ranked retrieval. SIGIR 2011, \
                 105-114.",
+    summary: "stages with pruning; cost per query in the report",
+    small_settings: &["rounds=10"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Hyperparameters of the cascade ranking model (`cascade`).

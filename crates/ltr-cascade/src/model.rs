@@ -174,6 +174,12 @@ impl<W: WeakRanker> Ranker for Cascade<W> {
         out.copy_from_slice(&self.run(data).out);
         Ok(())
     }
+
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        ltr_core::FeatureWeights::Undefined(
+            "a cascade of pruning stages, not a linear function of the features",
+        )
+    }
 }
 
 /// One query's place in a running cascade.

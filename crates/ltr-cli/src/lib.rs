@@ -112,8 +112,10 @@ enum Command {
     Cells(cmd::cells::Args),
     /// Write synthetic LETOR folds with the shape of a large collection (MSLR-WEB, Yahoo!, Istella).
     Synth(cmd::synth::Args),
-    /// List the registered algorithms with every parameter: default, valid range, meaning.
-    Algorithms,
+    /// List the registered algorithms: family, year, loss, optimizer, validation metric, scale
+    /// limit, whether feature scales matter, and every parameter (default, valid range,
+    /// meaning); `--format ids|tsv|json|markdown` for scripts and the README's table.
+    Algorithms(cmd::algorithms::Args),
 }
 
 /// Entry point of the `ltr` binary.
@@ -151,7 +153,7 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => cmd::verify::run(args),
         Command::Cells(args) => cmd::cells::run(args),
         Command::Synth(args) => cmd::synth::run(args),
-        Command::Algorithms => list_algorithms(),
+        Command::Algorithms(args) => cmd::algorithms::run(args),
     };
     match result {
         Ok(code) => code,
@@ -160,39 +162,6 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn list_algorithms() -> anyhow::Result<ExitCode> {
-    for (i, a) in ltr_harness::ALGORITHMS.iter().enumerate() {
-        if i > 0 {
-            println!();
-        }
-        println!("{:<14} {:<14} {:<10} {} {:<18} {}", a.id, a.name, a.family, a.year, a.loss, a.optimizer);
-        match ltr_harness::feature_scale::scale_free(&ltr_harness::AlgoConfig::default_for(a.id)?) {
-            Some(why) => println!("    feature scales do not matter: {why}"),
-            None => {
-                println!("    feature scales matter: normalise raw features (`normalize`, `--normalize`)")
-            }
-        }
-        let params = ltr_harness::registry::parameters(a.id)?;
-        let rows: Vec<[String; 4]> = params
-            .iter()
-            .map(|p| {
-                [
-                    p.key.clone(),
-                    p.default.to_string(),
-                    p.range.map_or_else(|| "-".to_owned(), |r| r.to_string()),
-                    p.doc.unwrap_or("(not documented in the parameter table)").to_owned(),
-                ]
-            })
-            .collect();
-        let width = |j: usize| rows.iter().map(|r| r[j].chars().count()).max().unwrap_or(0);
-        let (w0, w1, w2) = (width(0), width(1), width(2));
-        for [key, default, range, doc] in &rows {
-            println!("    {key:<w0$}  {default:<w1$}  {range:<w2$}  {doc}");
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn init_logging(verbose: u8, quiet: bool) {

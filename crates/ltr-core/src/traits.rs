@@ -111,6 +111,33 @@ pub trait Ranker: Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send 
         self.score(data, &mut out)?;
         Ok(out)
     }
+
+    /// What the model's feature importance is computed from: its trees' splits, its linear
+    /// weights, or why neither applies (the default, for a model that says nothing).
+    fn feature_weights(&self) -> FeatureWeights<'_> {
+        FeatureWeights::Undefined("no feature importance is defined for this model")
+    }
+}
+
+/// What a model's feature importance is computed from ([`Ranker::feature_weights`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FeatureWeights<'a> {
+    /// Regression trees, in model order.
+    Trees(Vec<TreeSplits<'a>>),
+    /// A linear function `w . x + b` (or a sum of rounds that collapses to one): `w`, one
+    /// weight per feature.
+    Linear(Vec<f64>),
+    /// No feature importance is defined for the model: why, in a few words.
+    Undefined(&'static str),
+}
+
+/// The internal nodes of one regression tree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeSplits<'a> {
+    /// The feature each node splits on (0-based).
+    pub features: &'a [u32],
+    /// The gain of each split: the decrease of the training objective it made.
+    pub gains: &'a [f64],
 }
 
 /// A model's width is at most [`crate::MAX_FEATURES`].

@@ -58,6 +58,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     loss: LossType::Hybrid,
     optimizer: "SGD (Pegasos)",
     reference: "Sculley, Combined Regression and Ranking, KDD 2010",
+    summary: "regression + pairwise SGD",
+    small_settings: &["steps=2000"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// The loss pair of a CRR variant.
@@ -372,6 +375,11 @@ impl Ranker for CrrModel {
             CrrLoss::Linear => s,
             CrrLoss::Logistic => sigmoid(s),
         }
+    }
+
+    /// The weights of `w.x` (the logistic link keeps the order of the documents).
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        self.linear.feature_weights()
     }
 }
 

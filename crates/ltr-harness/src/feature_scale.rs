@@ -13,35 +13,22 @@
 //! they mostly follow the widest. (A shift of a feature is another matter: the trees, RankBoost
 //! and the standardising learners ignore it, RankCosine's query-level cosine does not.)
 
-use ltr_core::Dataset;
+use ltr_core::{Dataset, FeatureScale};
 use ltr_data::normalize::scale_spread;
 
 use crate::registry::AlgoConfig;
 use crate::spec::AlgorithmEntry;
 
-/// The scale-free algorithm ids, each with why. Every id not listed is taken to depend on
-/// the scale of the features (a new algorithm is warned about until it is listed here).
-pub const SCALE_FREE: &[(&str, &str)] = &[
-    ("lambdamart", "trees split on quantile bins of each feature"),
-    ("intervalrank", "trees split on quantile bins of each feature"),
-    ("mcrank", "trees split on quantile bins of each feature"),
-    ("rankboost", "weak rankers are thresholds on one feature"),
-    ("rankcosine", "each single-feature weak ranker's weight, in closed form, scales inversely with it"),
-    ("ranknet", "standardises every feature with the training split's moments"),
-    ("lambdarank", "standardises every feature with the training split's moments"),
-    ("listnet", "standardises every feature with the training split's moments"),
-    ("listmle", "standardises every feature with the training split's moments"),
-];
-
 /// Why a configuration's fit does not depend on the scale of the features, or `None` when it
-/// does. Ridge regression is scale-free only with `standardize = true`.
-pub fn scale_free(config: &AlgoConfig) -> Option<&'static str> {
-    match config {
-        AlgoConfig::Regression(p) if p.standardize => {
-            Some("standardises every feature with the training split's moments (standardize = true)")
-        }
-        AlgoConfig::Regression(_) => None,
-        other => SCALE_FREE.iter().find(|(id, _)| *id == other.id()).map(|(_, why)| *why),
+/// does: its INFO's `feature_scale` (an algorithm that states nothing is taken to depend on
+/// them), read against the configuration's parameters where it depends on one (ridge
+/// regression is scale-free only with `standardize = true`).
+pub fn scale_free(config: &AlgoConfig) -> Option<String> {
+    match config.info().feature_scale {
+        FeatureScale::Matters => None,
+        FeatureScale::Free(why) => Some(why.to_owned()),
+        FeatureScale::FreeWhen { key, why } => (config.params_json()[key] == serde_json::Value::Bool(true))
+            .then(|| format!("{why} ({key} = true)")),
     }
 }
 
@@ -73,15 +60,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_names_registered_ids_and_trees_are_scale_free() {
-        for (id, _) in SCALE_FREE {
-            assert!(crate::registry::info(id).is_some(), "{id} is not registered");
-        }
+    fn trees_and_standardising_learners_are_scale_free() {
         let free = |id: &str| scale_free(&AlgoConfig::default_for(id).unwrap()).is_some();
         assert!(free("lambdamart") && free("regression") && free("listnet"));
         assert!(!free("ranksvm") && !free("adarank-map") && !free("fenchelrank"));
         let raw = AlgoConfig::from_settings("regression", &["standardize=false".into()]).unwrap();
         assert!(scale_free(&raw).is_none());
+        assert_eq!(
+            scale_free(&AlgoConfig::default_for("regression").unwrap()).unwrap(),
+            "standardises every feature with the training split's moments (standardize = true)"
+        );
+        assert_eq!(
+            scale_free(&AlgoConfig::default_for("mcrank").unwrap()).unwrap(),
+            "trees split on quantile bins of each feature"
+        );
     }
 
     /// 8 queries of 12 documents over 5 features of unit scale, grades from the first two,

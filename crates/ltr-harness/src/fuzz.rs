@@ -114,18 +114,7 @@ impl Corpus {
 /// Short runs, so that the corpus trains in seconds and its files stay small (each case
 /// parses one).
 fn small_settings(id: &str) -> Vec<String> {
-    let settings: &[&str] = match id {
-        "prank" => &["epochs=5"],
-        "crr" => &["steps=2000"],
-        "pcrank" | "rankboost" | "adarank-map" | "adarank-ndcg" | "rankcosine" | "cascade" => &["rounds=10"],
-        "lambdamart" => &["trees=8"],
-        "intervalrank" => &["rounds=8"],
-        "mcrank" => &["trees=4"],
-        "ranknet" | "lambdarank" => &["epochs=3", "hidden=4"],
-        "listnet" | "listmle" => &["epochs=3"],
-        "fenchelrank" => &["max_iter=50"],
-        _ => &[],
-    };
+    let settings = crate::registry::info(id).map_or(&[][..], |i| i.small_settings);
     settings.iter().map(|s| (*s).to_owned()).collect()
 }
 

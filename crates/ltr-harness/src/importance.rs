@@ -2,6 +2,8 @@
 //! of one fit ([`top_features`]) or averaged over folds ([`mean_top_features`], with the
 //! models of stored cells from [`cell_model`]).
 //!
+//! What each model offers is its own to say ([`ltr_core::Ranker::feature_weights`]):
+//!
 //! * Tree models (LambdaMART, IntervalRank, McRank): per feature, the summed `split_gain` of
 //!   every split on it (the decrease of the second-order objective, before shrinkage, as
 //!   LightGBM's `gain` importance) and the number of splits on it, each also as a share of
@@ -16,7 +18,7 @@
 //! Features are numbered from 1, as in LETOR files. Lists are sorted by the importance
 //! (gain for trees), highest first, ties by feature number.
 
-use ltr_core::Dataset;
+use ltr_core::{Dataset, FeatureWeights};
 use serde::Serialize;
 
 use crate::error::Result;
@@ -137,52 +139,13 @@ pub fn importance(model: &AnyModel, data: Option<&Dataset>) -> Result<Importance
             ltr_core::Error::FeatureCount { expected: model.n_features(), found: d.n_features() }.into()
         );
     }
-    let linear = |weights: &[f64]| linear_importance(algorithm.clone(), weights, data);
-    let undefined =
-        |why: &str| Ok(Importance::Undefined { algorithm: algorithm.clone(), reason: why.to_owned() });
-    match model {
-        // The trees are read through their fields (split features and gains), which keeps
-        // the harness off a direct dependency on ltr-trees: a new dependency edits Cargo.lock,
-        // whose hash keys every stored cell.
-        AnyModel::LambdaMart(m) => Ok(tree_importance(
-            &algorithm,
-            model.n_features(),
-            m.ensemble.trees.iter().map(|t| (&t.split_feature[..], &t.split_gain[..])),
-        )),
-        AnyModel::IntervalRank(m) => Ok(tree_importance(
-            &algorithm,
-            model.n_features(),
-            m.ensemble.trees.iter().map(|t| (&t.split_feature[..], &t.split_gain[..])),
-        )),
-        AnyModel::McRank(m) => Ok(tree_importance(
-            &algorithm,
-            model.n_features(),
-            m.ensembles
-                .iter()
-                .flat_map(|e| e.trees.iter())
-                .map(|t| (&t.split_feature[..], &t.split_gain[..])),
-        )),
-        AnyModel::Regression(m) | AnyModel::RankSvm(m) | AnyModel::IrSvm(m) | AnyModel::RankLr(m) => {
-            linear(&m.weights)
+    Ok(match model.feature_weights() {
+        FeatureWeights::Trees(trees) => {
+            tree_importance(&algorithm, model.n_features(), trees.iter().map(|t| (t.features, t.gains)))
         }
-        AnyModel::Crr(m) => linear(&m.linear.weights),
-        AnyModel::FenchelRank(m) => linear(&m.linear.weights),
-        AnyModel::RankSvmEnsemble(m) => linear(&m.linear.weights),
-        AnyModel::Prank(m) => linear(&m.weights),
-        AnyModel::PcRank(m) => linear(&ltr_pcrank::linear_weights(m)),
-        AnyModel::AdaRankMap(m) | AnyModel::AdaRankNdcg(m) | AnyModel::RankCosine(m) => {
-            linear(&ltr_adarank::linear_weights(m))
-        }
-        AnyModel::RankBoost(_) => {
-            undefined("a sum of threshold functions, neither trees with split gains nor a linear function")
-        }
-        AnyModel::Cascade(_) => {
-            undefined("a cascade of pruning stages, not a linear function of the features")
-        }
-        AnyModel::RankNet(_) | AnyModel::LambdaRank(_) | AnyModel::ListNet(_) | AnyModel::ListMle(_) => {
-            undefined("a neural network, whose weights do not rank features")
-        }
-    }
+        FeatureWeights::Linear(weights) => linear_importance(algorithm, &weights, data)?,
+        FeatureWeights::Undefined(why) => Importance::Undefined { algorithm, reason: why.to_owned() },
+    })
 }
 
 /// The first `n` features of `model` by importance ([`importance`]); `None` when no

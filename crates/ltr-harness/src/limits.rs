@@ -16,42 +16,18 @@
 use crate::error::{HarnessError, Result};
 use crate::spec::ExperimentSpec;
 
-/// The largest training split one algorithm is run on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScaleLimit {
-    /// The algorithm id.
-    pub id: &'static str,
-    /// Training rows per fold above which it is refused.
-    pub max_train_rows: u64,
-    /// What was measured, for the refusal message.
-    pub measured: &'static str,
-}
-
-/// The limited algorithms (every other algorithm runs at any size).
-pub const SCALE_LIMITS: &[ScaleLimit] = &[
-    ScaleLimit {
-        id: "pcrank",
-        max_train_rows: 150_000,
-        measured: "at 728,521 rows 10 of its 100 rounds did not finish in 300 s; at 149,860 rows \
-                   a fit at the defaults took 74 s",
-    },
-    ScaleLimit {
-        id: "fenchelrank",
-        max_train_rows: 150_000,
-        measured: "at 728,521 rows a fit at the defaults did not finish in 300 s; at 149,860 rows \
-                   it took 174 s",
-    },
-    ScaleLimit {
-        id: "ranksvm-ensemble",
-        max_train_rows: 150_000,
-        measured: "at 728,521 rows a fit at the defaults did not finish in 300 s; at 149,860 rows \
-                   it took 138 s",
-    },
-];
+/// The largest training split one algorithm is run on (its INFO's `scale_limit`).
+pub use ltr_core::ScaleLimit;
 
 /// The limit of an algorithm id, if it has one.
 pub fn limit_of(id: &str) -> Option<&'static ScaleLimit> {
-    SCALE_LIMITS.iter().find(|l| l.id == id)
+    crate::registry::info(id).and_then(|i| i.scale_limit.as_ref())
+}
+
+/// The limited algorithms, in registry order, with their limits (every other algorithm runs
+/// at any size).
+pub fn limited() -> impl Iterator<Item = (&'static str, &'static ScaleLimit)> {
+    crate::registry::ALGORITHMS.iter().filter_map(|a| a.scale_limit.as_ref().map(|l| (a.id, l)))
 }
 
 /// The training rows of one fold of a dataset of `documents` documents in `folds` folds:
@@ -192,12 +168,13 @@ mod tests {
         assert!(e.ends_with("leave it out, or say so"), "{e}");
     }
 
+    /// The limits are the ones measured (`just bench-budget`), read from the algorithms'
+    /// INFO consts.
     #[test]
-    fn every_limit_names_a_registered_algorithm_once() {
-        for (i, l) in SCALE_LIMITS.iter().enumerate() {
-            assert!(crate::registry::ALGORITHMS.iter().any(|a| a.id == l.id), "{}", l.id);
-            assert!(SCALE_LIMITS[..i].iter().all(|m| m.id != l.id), "{} twice", l.id);
-            assert!(l.max_train_rows > 0 && !l.measured.is_empty());
-        }
+    fn the_limited_algorithms_are_the_measured_ones() {
+        let limits: Vec<(&str, u64)> = limited().map(|(id, l)| (id, l.max_train_rows)).collect();
+        assert_eq!(limits, [("pcrank", 150_000), ("ranksvm-ensemble", 150_000), ("fenchelrank", 150_000)]);
+        assert_eq!(limit_of("pcrank").map(|l| l.max_train_rows), Some(150_000));
+        assert!(limit_of("regression").is_none() && limit_of("no-such-ranker").is_none());
     }
 }

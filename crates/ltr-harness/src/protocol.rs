@@ -178,13 +178,7 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
 /// same pass and must be the ones the file's recorded sha256 (part of every cell key) was
 /// taken from: a file changed since its dataset was resolved is refused.
 fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
-    let opts = ReadOptions {
-        n_features: Some(dataset.features),
-        missing_token: dataset.missing_token.clone(),
-        clip: dataset.clip,
-        format: dataset.format,
-        ..ReadOptions::default()
-    };
+    let opts = read_options(dataset);
     let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_data::DataError::Io {
         path: dataset.root.join(&f.rel),
         source: std::io::Error::new(
@@ -194,6 +188,18 @@ fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Re
     })?;
     let convention = Some(eval_config(spec, dataset).convention);
     Ok(read_file_as_hashed(&path, &opts, &f.sha256)?.dataset.with_convention(convention))
+}
+
+/// How the protocol reads every file of a dataset: its width, missing-value token, clipping
+/// and line format.
+pub fn read_options(dataset: &DatasetInput) -> ReadOptions {
+    ReadOptions {
+        n_features: Some(dataset.features),
+        missing_token: dataset.missing_token.clone(),
+        clip: dataset.clip,
+        format: dataset.format,
+        ..ReadOptions::default()
+    }
 }
 
 /// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
@@ -306,6 +312,20 @@ pub fn prepare(entry: &AlgorithmEntry, splits: &Splits) -> ltr_core::Result<f64>
     Ok(t.elapsed().as_secs_f64())
 }
 
+/// Fits one grid point as the protocol does: `config` on `train`, every random decision drawn
+/// from `seed` (the point's [`point_seed`]), `valid` for early stopping and round selection.
+/// [`run_on_splits`] fits every point through it and `ltr train` its one, so that a fit with a
+/// cell's data, parameters and seed gives the cell's model. A fit without [`prepare`] computes
+/// what it would share itself, with the same result.
+pub fn fit_point(
+    config: &AlgoConfig,
+    train: &Dataset,
+    valid: Option<&Validation<'_>>,
+    seed: u64,
+) -> ltr_core::Result<AnyModel> {
+    config.fit(train, valid, &mut Rng::new(seed))
+}
+
 /// The protocol on one fold: reads its splits, then [`run_on_splits`].
 pub fn run_fold(
     spec: &ExperimentSpec,
@@ -352,14 +372,13 @@ pub fn run_on_splits(
     let progress = ltr_core::progress::current();
     let points = entry.grid.len();
     let fit = |point: usize, config: &AlgoConfig, seed: u64| -> (ltr_core::Result<(f64, AnyModel)>, f64) {
-        let mut rng = Rng::new(seed);
         let t = Instant::now();
         let listener = progress.as_ref().map(|r| r.point(point, points));
-        let fitted = ltr_core::progress::fit(listener, || config.fit(&splits.train, Some(&valid), &mut rng))
-            .and_then(|model| {
-                let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
-                Ok((v, model))
-            });
+        let one = || fit_point(config, &splits.train, Some(&valid), seed);
+        let fitted = ltr_core::progress::fit(listener, one).and_then(|model| {
+            let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
+            Ok((v, model))
+        });
         let secs = prepared + t.elapsed().as_secs_f64();
         match &fitted {
             Ok((v, _)) => log::debug!(

@@ -1,15 +1,18 @@
 //! The closed set of algorithms: one enum variant per algorithm id, typed parameters, typed
 //! models, parameter tables. Adding an algorithm is one line in the `registry!` invocation
-//! below (`Variant => "id", crate::ParamsType, crate::INFO, default validation metric;`).
+//! below (`Variant => "id", crate::ParamsType, crate::INFO;`); every other fact about it
+//! (validation metric, scale limit, feature scales, short settings) is in its INFO const.
 
-use ltr_core::{AlgorithmInfo, Dataset, Learner, ParamInfo, ParamRange, Params, Ranker, Rng, Validation};
+use ltr_core::{
+    AlgorithmInfo, Dataset, FeatureWeights, Learner, ParamInfo, ParamRange, Params, Ranker, Rng, Validation,
+};
 use ltr_metrics::Metric;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
 
 macro_rules! registry {
-    ($( $variant:ident => $id:literal, $krate:ident :: $params:ident, $info:expr, $metric:expr; )*) => {
+    ($( $variant:ident => $id:literal, $krate:ident :: $params:ident, $info:expr; )*) => {
         /// Typed hyperparameters of one algorithm (serialised as
         /// `{"algorithm": "<id>", "params": {...}}`).
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,6 +151,12 @@ macro_rules! registry {
                 match self { $(Self::$variant(m) => m.score(data, out),)* }
             }
 
+            /// What the model's feature importance is computed from
+            /// ([`Ranker::feature_weights`]).
+            pub fn feature_weights(&self) -> FeatureWeights<'_> {
+                match self { $(Self::$variant(m) => m.feature_weights(),)* }
+            }
+
             /// Scores into a new vector.
             pub fn score_vec(&self, data: &Dataset) -> ltr_core::Result<Vec<f64>> {
                 let mut out = vec![0.0; data.n_docs()];
@@ -171,39 +180,31 @@ macro_rules! registry {
                 _ => Err(unknown(id)),
             }
         }
-
-        /// The validation metric an algorithm selects with unless the spec says otherwise.
-        pub fn default_validation_metric(id: &str) -> Metric {
-            match id {
-                $($id => $metric,)*
-                _ => Metric::Map,
-            }
-        }
     };
 }
 
 registry! {
-    Regression => "regression", ltr_pointwise::RegressionParams, ltr_pointwise::REGRESSION_INFO, Metric::Map;
-    Prank => "prank", ltr_pointwise::PrankParams, ltr_pointwise::PRANK_INFO, Metric::Map;
-    RankSvm => "ranksvm", ltr_ranksvm::RankSvmParams, ltr_ranksvm::INFO, Metric::Map;
-    Crr => "crr", ltr_crr::CrrParams, ltr_crr::INFO, Metric::Map;
-    PcRank => "pcrank", ltr_pcrank::PcRankParams, ltr_pcrank::INFO, Metric::Map;
-    RankBoost => "rankboost", ltr_rankboost::RankBoostParams, ltr_rankboost::INFO, Metric::Map;
-    AdaRankMap => "adarank-map", ltr_adarank::AdaRankMapParams, ltr_adarank::INFO_MAP, Metric::Map;
-    AdaRankNdcg => "adarank-ndcg", ltr_adarank::AdaRankNdcgParams, ltr_adarank::INFO_NDCG, Metric::Map;
-    LambdaMart => "lambdamart", ltr_lambdamart::LambdaMartParams, ltr_lambdamart::INFO, Metric::Ndcg(10);
-    IntervalRank => "intervalrank", ltr_intervalrank::IntervalRankParams, ltr_intervalrank::INFO, Metric::Map;
-    RankNet => "ranknet", ltr_ranknet::RankNetParams, ltr_ranknet::INFO_RANKNET, Metric::Ndcg(10);
-    LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK, Metric::Ndcg(10);
-    ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET, Metric::Ndcg(10);
-    ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE, Metric::Ndcg(10);
-    RankSvmEnsemble => "ranksvm-ensemble", ltr_ranksvm_ensemble::EnsembleParams, ltr_ranksvm_ensemble::INFO, Metric::Map;
-    IrSvm => "ir-svm", ltr_irsvm::IrSvmParams, ltr_irsvm::INFO, Metric::Map;
-    RankLr => "ranklr", ltr_ranklr::RankLrParams, ltr_ranklr::INFO, Metric::Map;
-    FenchelRank => "fenchelrank", ltr_fenchelrank::FenchelRankParams, ltr_fenchelrank::INFO, Metric::Map;
-    RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO, Metric::Map;
-    Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO, Metric::Map;
-    McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO, Metric::Ndcg(10);
+    Regression => "regression", ltr_pointwise::RegressionParams, ltr_pointwise::REGRESSION_INFO;
+    Prank => "prank", ltr_pointwise::PrankParams, ltr_pointwise::PRANK_INFO;
+    RankSvm => "ranksvm", ltr_ranksvm::RankSvmParams, ltr_ranksvm::INFO;
+    Crr => "crr", ltr_crr::CrrParams, ltr_crr::INFO;
+    PcRank => "pcrank", ltr_pcrank::PcRankParams, ltr_pcrank::INFO;
+    RankBoost => "rankboost", ltr_rankboost::RankBoostParams, ltr_rankboost::INFO;
+    AdaRankMap => "adarank-map", ltr_adarank::AdaRankMapParams, ltr_adarank::INFO_MAP;
+    AdaRankNdcg => "adarank-ndcg", ltr_adarank::AdaRankNdcgParams, ltr_adarank::INFO_NDCG;
+    LambdaMart => "lambdamart", ltr_lambdamart::LambdaMartParams, ltr_lambdamart::INFO;
+    IntervalRank => "intervalrank", ltr_intervalrank::IntervalRankParams, ltr_intervalrank::INFO;
+    RankNet => "ranknet", ltr_ranknet::RankNetParams, ltr_ranknet::INFO_RANKNET;
+    LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK;
+    ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET;
+    ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE;
+    RankSvmEnsemble => "ranksvm-ensemble", ltr_ranksvm_ensemble::EnsembleParams, ltr_ranksvm_ensemble::INFO;
+    IrSvm => "ir-svm", ltr_irsvm::IrSvmParams, ltr_irsvm::INFO;
+    RankLr => "ranklr", ltr_ranklr::RankLrParams, ltr_ranklr::INFO;
+    FenchelRank => "fenchelrank", ltr_fenchelrank::FenchelRankParams, ltr_fenchelrank::INFO;
+    RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO;
+    Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO;
+    McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
@@ -326,6 +327,12 @@ pub fn known_ids() -> String {
 /// Metadata by id.
 pub fn info(id: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.id == id)
+}
+
+/// The validation metric an algorithm selects with unless the spec says otherwise (its
+/// INFO's `validation_metric`; MAP for an unknown id).
+pub fn default_validation_metric(id: &str) -> Metric {
+    info(id).and_then(|i| i.validation_metric.parse().ok()).unwrap_or(Metric::Map)
 }
 
 fn unknown(id: &str) -> HarnessError {
@@ -580,6 +587,48 @@ mod tests {
         );
     }
 
+    /// Each model says what its feature importance is computed from: the trees their splits,
+    /// the linear models and the boosters whose rounds collapse to one weight vector their
+    /// weights (one per feature), the others why none is defined.
+    #[test]
+    fn every_model_says_what_its_feature_importance_is_computed_from() {
+        let mut kinds = std::collections::BTreeMap::new();
+        for file in toy_model_files() {
+            let id = file.model.id();
+            let kind = match file.model.feature_weights() {
+                FeatureWeights::Trees(t) => {
+                    assert!(!t.is_empty() && t.iter().all(|s| s.features.len() == s.gains.len()), "{id}");
+                    "trees".to_owned()
+                }
+                FeatureWeights::Linear(w) => {
+                    assert_eq!(w.len(), 5, "{id}");
+                    "linear".to_owned()
+                }
+                FeatureWeights::Undefined(why) => why.to_owned(),
+            };
+            kinds.insert(id, kind);
+        }
+        let net = "a neural network, whose weights do not rank features";
+        for (id, want) in [
+            ("lambdamart", "trees"),
+            ("mcrank", "trees"),
+            ("ranksvm", "linear"),
+            ("crr", "linear"),
+            ("pcrank", "linear"),
+            ("adarank-map", "linear"),
+            ("rankcosine", "linear"),
+            (
+                "rankboost",
+                "a sum of threshold functions, neither trees with split gains nor a linear function",
+            ),
+            ("cascade", "a cascade of pruning stages, not a linear function of the features"),
+            ("ranknet", net),
+            ("listmle", net),
+        ] {
+            assert_eq!(kinds[id], want, "{id}");
+        }
+    }
+
     /// The declared feature count is the model's own, and the parameters are the model's.
     #[test]
     fn a_model_file_that_contradicts_its_model_is_refused() {
@@ -595,6 +644,38 @@ mod tests {
             let err = ModelFile::from_json(other.to_json().unwrap().as_bytes()).unwrap_err().to_string();
             assert!(err.contains("parameters"), "{id}: {err}");
         }
+    }
+
+    /// Each registry line names its INFO's id, and each INFO's facts are usable: its
+    /// validation metric parses, its short settings are valid parameters, its scale limit
+    /// and feature-scale reasons say something.
+    #[test]
+    fn every_info_states_usable_facts_under_its_own_id() {
+        for (i, info) in ALGORITHMS.iter().enumerate() {
+            let id = info.id;
+            assert_eq!(AlgoConfig::default_for(id).unwrap().info().id, id);
+            assert!(ALGORITHMS[..i].iter().all(|a| a.id != id), "{id} twice");
+            assert!(!info.name.is_empty() && info.year > 0, "{id}");
+            let metric: std::result::Result<Metric, _> = info.validation_metric.parse();
+            assert_eq!(metric.ok(), Some(default_validation_metric(id)), "{id}: {}", info.validation_metric);
+            let small: Vec<String> = info.small_settings.iter().map(|s| (*s).to_owned()).collect();
+            AlgoConfig::from_settings(id, &small).unwrap_or_else(|e| panic!("{id}: {e}"));
+            if let Some(l) = info.scale_limit {
+                assert!(l.max_train_rows > 0 && !l.measured.is_empty(), "{id}");
+            }
+            match info.feature_scale {
+                ltr_core::FeatureScale::Matters => {}
+                ltr_core::FeatureScale::Free(why) => assert!(!why.is_empty(), "{id}"),
+                ltr_core::FeatureScale::FreeWhen { key, why } => {
+                    assert!(!why.is_empty(), "{id}");
+                    let defaults = AlgoConfig::default_for(id).unwrap().params_json();
+                    assert!(defaults[key].is_boolean(), "{id}: `{key}` is not a boolean parameter");
+                }
+            }
+        }
+        assert_eq!(default_validation_metric("lambdamart"), Metric::Ndcg(10));
+        assert_eq!(default_validation_metric("ranksvm"), Metric::Map);
+        assert_eq!(default_validation_metric("no-such-ranker"), Metric::Map);
     }
 
     #[test]

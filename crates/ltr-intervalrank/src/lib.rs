@@ -32,6 +32,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "gradient boosting (histogram trees) + log-barrier / conjugate gradient",
     reference: "T. Moon, A. Smola, Y. Chang, Z. Zheng. IntervalRank: Isotonic Regression with \
                 Listwise and Pairwise Constraints. WSDM 2010.",
+    summary: "on the shared histogram GBDT learner",
+    feature_scale: ltr_core::FeatureScale::QUANTILE_BINS,
+    small_settings: &["rounds=8"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Distances to an interval below this are treated as 0. The barrier solution leaves a
@@ -293,6 +297,10 @@ impl Ranker for IntervalRankModel {
 
     fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
         self.ensemble.score(data, out)
+    }
+
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        self.ensemble.feature_weights()
     }
 }
 

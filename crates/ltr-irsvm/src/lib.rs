@@ -54,6 +54,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     loss: LossType::Pairwise,
     optimizer: "1-slack cutting plane (weighted pairs)",
     reference: "Cao, Xu, Liu, Li, Huang & Hon, Adapting Ranking SVM to Document Retrieval, SIGIR 2006",
+    summary: "cost-sensitive, query-normalised pairs",
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// How the rank-type costs `tau` are set, spec key `costs`.

@@ -37,6 +37,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "gradient boosting (histogram trees, Newton leaves)",
     reference: "C. J. C. Burges. From RankNet to LambdaRank to LambdaMART: An Overview. \
                 Microsoft Research Technical Report MSR-TR-2010-82, 2010.",
+    summary: "on the shared histogram GBDT learner",
+    validation_metric: "ndcg@10",
+    feature_scale: ltr_core::FeatureScale::QUANTILE_BINS,
+    small_settings: &["trees=8"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// LambdaMART hyperparameters (keys for specs and `--set`). Defaults are LightGBM's
@@ -216,6 +221,10 @@ impl Ranker for LambdaMartModel {
 
     fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
         self.ensemble.score(data, out)
+    }
+
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        self.ensemble.feature_weights()
     }
 }
 

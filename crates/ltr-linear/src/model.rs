@@ -46,6 +46,10 @@ impl Ranker for LinearModel {
     fn score_row(&self, row: &[f32]) -> f64 {
         dot(&self.weights, row) + self.bias
     }
+
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        ltr_core::FeatureWeights::Linear(self.weights.clone())
+    }
 }
 
 #[cfg(test)]

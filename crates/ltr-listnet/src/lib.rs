@@ -35,6 +35,11 @@ pub const INFO_LISTNET: AlgorithmInfo = AlgorithmInfo {
     optimizer: "gradient descent (Adam)",
     reference: "Z. Cao, T. Qin, T.-Y. Liu, M.-F. Tsai, H. Li. Learning to Rank: From Pairwise Approach \
                 to Listwise Approach. ICML 2007, 129-136.",
+    summary: "linear or MLP scorer on the shared, deterministic network crate",
+    validation_metric: "ndcg@10",
+    feature_scale: ltr_core::FeatureScale::STANDARDISED,
+    small_settings: &["epochs=3"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Metadata of ListMLE.
@@ -47,6 +52,11 @@ pub const INFO_LISTMLE: AlgorithmInfo = AlgorithmInfo {
     optimizer: "gradient descent (Adam)",
     reference: "F. Xia, T.-Y. Liu, J. Wang, W. Zhang, H. Li. Listwise Approach to Learning to Rank: \
                 Theory and Algorithm. ICML 2008, 1192-1199.",
+    summary: "linear or MLP scorer on the shared, deterministic network crate",
+    validation_metric: "ndcg@10",
+    feature_scale: ltr_core::FeatureScale::STANDARDISED,
+    small_settings: &["epochs=3"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// ListNet's map from grades to the scores whose softmax is the target distribution.

@@ -25,6 +25,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "multi-class gradient boosting (histogram trees, Newton leaves)",
     reference: "P. Li, C. J. C. Burges, Q. Wu. McRank: Learning to Rank Using Multiple Classification and \
                 Gradient Boosting. NIPS 2007.",
+    summary: "multi-class, expected grade; on the shared histogram GBDT learner",
+    validation_metric: "ndcg@10",
+    feature_scale: ltr_core::FeatureScale::QUANTILE_BINS,
+    small_settings: &["trees=4"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// The most grades (classes) McRank accepts: every class costs a tree per round and a score
@@ -303,6 +308,17 @@ impl Ranker for McRankModel {
             }
         });
         Ok(())
+    }
+
+    /// Every class's trees, class by class.
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        ltr_core::FeatureWeights::Trees(
+            self.ensembles
+                .iter()
+                .flat_map(|e| &e.trees)
+                .map(|t| ltr_core::TreeSplits { features: &t.split_feature, gains: &t.split_gain })
+                .collect(),
+        )
     }
 }
 

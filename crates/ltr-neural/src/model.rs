@@ -77,4 +77,8 @@ impl Ranker for NeuralModel {
         }
         Ok(())
     }
+
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        ltr_core::FeatureWeights::Undefined("a neural network, whose weights do not rank features")
+    }
 }

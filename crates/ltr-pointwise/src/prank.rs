@@ -45,6 +45,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     loss: LossType::Pointwise,
     optimizer: "perceptron (online)",
     reference: "Crammer & Singer, Pranking with Ranking, NIPS 14, 2001",
+    summary: "ordinal regression",
+    small_settings: &["epochs=5"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Hyperparameters of PRank (spec keys `epochs`, `average`, `shuffle`).
@@ -239,6 +242,10 @@ impl Ranker for PrankModel {
     /// `w.x`, which refines the predicted rank (see the module docs).
     fn score_row(&self, row: &[f32]) -> f64 {
         dot(&self.weights, row)
+    }
+
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        ltr_core::FeatureWeights::Linear(self.weights.clone())
     }
 }
 

@@ -43,6 +43,12 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "Cholesky (normal equations)",
     reference: "Liu, Xu, Qin, Xiong, Li, LETOR benchmark, SIGIR LR4IR 2007 (Regression baseline); \
                 Hoerl & Kennard, Technometrics 12(1), 1970 (ridge)",
+    summary: "ridge",
+    feature_scale: ltr_core::FeatureScale::FreeWhen {
+        key: "standardize",
+        why: ltr_core::FeatureScale::STANDARDISES,
+    },
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Relative pivot tolerance of the Cholesky factorisation (see the module docs).

@@ -38,6 +38,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     loss: LossType::Pairwise,
     optimizer: "boosting (exponential pair loss)",
     reference: "Y. Freund, R. Iyer, R. E. Schapire, Y. Singer. An efficient boosting algorithm for combining preferences. JMLR 4:933-969, 2003.",
+    feature_scale: ltr_core::FeatureScale::Free("weak rankers are thresholds on one feature"),
+    small_settings: &["rounds=10"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// `|r|` at or below this: no weak ranker orders the weighted pairs better than chance, the
@@ -159,6 +162,10 @@ impl WeakRanker for ThresholdRanker {
 
     fn check(&self, what: &str, n_features: usize) -> Result<()> {
         ltr_core::check_feature(what, self.feature, n_features)
+    }
+
+    fn add_weights(&self, _: f64, _: &mut [f64]) -> std::result::Result<(), &'static str> {
+        Err("a sum of threshold functions, neither trees with split gains nor a linear function")
     }
 }
 

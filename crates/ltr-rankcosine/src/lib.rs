@@ -25,6 +25,12 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "boosting (closed-form weights, cosine loss)",
     reference: "T. Qin, X.-D. Zhang, M.-F. Tsai, D.-S. Wang, T.-Y. Liu, H. Li. Query-level loss functions for \
                 information retrieval. Information Processing & Management 44(2):838-855, 2008.",
+    summary: "cosine loss",
+    feature_scale: ltr_core::FeatureScale::Free(
+        "each single-feature weak ranker's weight, in closed form, scales inversely with it",
+    ),
+    small_settings: &["rounds=10"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Hyperparameters of RankCosine (`rankcosine`).

@@ -52,6 +52,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "Newton (Cholesky) on aggregated pair sums",
     reference: "Yan & Hauptmann, Efficient margin-based rank learning algorithms for information \
                 retrieval, CIVR 2006",
+    summary: "pairwise logistic regression",
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Which pairwise risk is minimised, spec key `pairs`.

@@ -40,6 +40,11 @@ pub const INFO_RANKNET: AlgorithmInfo = AlgorithmInfo {
     optimizer: "gradient descent (Adam), backpropagation",
     reference: "C. Burges, T. Shaked, E. Renshaw, A. Lazier, M. Deeds, N. Hamilton, G. Hullender. \
                 Learning to Rank using Gradient Descent. ICML 2005, 89-96.",
+    summary: "linear or MLP scorer on the shared, deterministic network crate",
+    validation_metric: "ndcg@10",
+    feature_scale: ltr_core::FeatureScale::STANDARDISED,
+    small_settings: &["epochs=3", "hidden=4"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// Metadata of LambdaRank.
@@ -51,6 +56,11 @@ pub const INFO_LAMBDARANK: AlgorithmInfo = AlgorithmInfo {
     loss: LossType::Listwise,
     optimizer: "gradient descent (Adam), backpropagation",
     reference: "C. Burges, R. Ragno, Q. Le. Learning to Rank with Nonsmooth Cost Functions. NIPS 2006, 193-200.",
+    summary: "linear or MLP scorer on the shared, deterministic network crate",
+    validation_metric: "ndcg@10",
+    feature_scale: ltr_core::FeatureScale::STANDARDISED,
+    small_settings: &["epochs=3", "hidden=4"],
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// The sigmoid steepness key.

@@ -67,6 +67,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Herbrich, Graepel & Obermayer, Large margin rank boundaries for ordinal regression, 2000; \
                 Joachims, KDD 2002; solvers: Joachims, KDD 2006 (cutting plane), \
                 Chapelle & Keerthi, Information Retrieval 13(3), 2010 (truncated Newton)",
+    summary: "svm_rank's objective",
+    ..AlgorithmInfo::DEFAULT
 };
 
 /// The pair loss, spec key `loss`.

@@ -452,11 +452,9 @@ pub(crate) fn algorithm_info(input: &ReportInput, label: &str) -> &'static ltr_c
 static UNKNOWN: ltr_core::AlgorithmInfo = ltr_core::AlgorithmInfo {
     id: "?",
     name: "?",
-    family: ltr_core::Family::Regression,
-    year: 0,
-    loss: ltr_core::LossType::Pointwise,
     optimizer: "?",
     reference: "?",
+    ..ltr_core::AlgorithmInfo::DEFAULT
 };
 
 /// The convention a dataset's numbers were computed with: its cells', else the spec's

@@ -248,6 +248,15 @@ impl Ranker for Ensemble {
         s
     }
 
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        ltr_core::FeatureWeights::Trees(
+            self.trees
+                .iter()
+                .map(|t| ltr_core::TreeSplits { features: &t.split_feature, gains: &t.split_gain })
+                .collect(),
+        )
+    }
+
     fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
         check_scoring(self.n_features, data, out)?;
         // Rows are independent: any split of the work gives the same bits.

@@ -1,10 +1,12 @@
 //! `ltr cells RESULTS [--dataset D] [--algorithm A] [--fold K] [--all] [--format F]`: which
 //! cell of a result store is which dataset, fold and algorithm, with its selected parameters,
-//! its validation and test value, and the paths of its model and scores.
+//! its validation and test value, and the paths of its model and scores; as JSON or CSV also
+//! its model's seed and the `ltr train` command that fits that model again.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use ltr_data::resolved::DatasetStatus;
 use ltr_harness::runner::RunRecord;
 use ltr_harness::store::{CellCheck, CellRecord, ResultStore};
 use serde::Serialize;
@@ -61,6 +63,12 @@ struct Row {
     test: f64,
     model: String,
     scores: String,
+    /// The seed the model was fitted with: the selected grid point's, derived from the
+    /// run's master seed, the fold's files and the parameters.
+    seed: Option<u64>,
+    /// The `ltr train` command that fits the same model (without `--model`), when the run's
+    /// data is at hand and flags say how it is read.
+    train: Option<String>,
 }
 
 /// Runs `ltr cells`.
@@ -70,13 +78,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for dir in super::stores_in(&args.results)? {
         let store = super::open_store(&dir)?;
         let run: Option<RunRecord> = store.load_json("run.json").ok();
+        let datasets = run.as_ref().map_or(&[][..], |r| r.datasets.as_slice());
         let keys: Vec<String> = match &run {
             Some(r) if !args.all => r.cells.clone(),
             _ => store.record_keys()?.into_iter().collect(),
         };
         for key in keys {
             match store.check(&key) {
-                CellCheck::Sound(record) if wanted(&args, &record) => rows.push(row(&store, &record)),
+                CellCheck::Sound(record) if wanted(&args, &record) => {
+                    rows.push(row(&store, &record, datasets))
+                }
                 CellCheck::Sound(_) => {}
                 CellCheck::Missing => {
                     let name = run.as_ref().and_then(|r| {
@@ -115,7 +126,7 @@ fn wanted(args: &Args, r: &CellRecord) -> bool {
         && args.fold.is_none_or(|f| f == r.fold)
 }
 
-fn row(store: &ResultStore, r: &CellRecord) -> Row {
+fn row(store: &ResultStore, r: &CellRecord, datasets: &[DatasetStatus]) -> Row {
     let chosen = r.grid.get(r.chosen);
     let params = chosen.map(|g| g.config.params_json()).unwrap_or_default();
     let points: Vec<serde_json::Value> = r.grid.iter().map(|g| g.config.params_json()).collect();
@@ -138,6 +149,10 @@ fn row(store: &ResultStore, r: &CellRecord) -> Row {
         test: r.validation.metric.of_summary(&r.test).unwrap_or(f64::NAN),
         model: path(store.model_path(&r.key)),
         scores: path(store.scores_path(&r.key)),
+        seed: super::train::model_seed(&store.model_path(&r.key)).ok(),
+        train: super::train::cell_fit(store, r, datasets)
+            .ok()
+            .and_then(|job| super::train::plain_command(&job).ok()),
     }
 }
 
@@ -179,7 +194,8 @@ fn field(s: &str) -> String {
 
 fn csv(rows: &[Row]) -> String {
     let mut out =
-        "store,key,dataset,fold,algorithm,id,params,metric,validation,test,model,scores\n".to_owned();
+        "store,key,dataset,fold,algorithm,id,params,metric,validation,test,model,scores,seed,train\n"
+            .to_owned();
     for r in rows {
         let cells = [
             field(&r.store),
@@ -194,6 +210,8 @@ fn csv(rows: &[Row]) -> String {
             r.test.to_string(),
             field(&r.model),
             field(&r.scores),
+            r.seed.map(|s| s.to_string()).unwrap_or_default(),
+            field(r.train.as_deref().unwrap_or_default()),
         ];
         out += &cells.join(",");
         out.push('\n');

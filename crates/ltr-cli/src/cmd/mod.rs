@@ -1,5 +1,6 @@
 //! One module per subcommand: `Args` (clap) and `run`.
 
+pub mod algorithms;
 pub mod cells;
 pub mod check;
 pub mod collect;
