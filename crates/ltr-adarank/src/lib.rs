@@ -126,18 +126,16 @@ mod rows {
         ParamInfo::flag("require_improvement", "accept a feature only if it improves the weighted measure");
     pub(crate) const SKIP_UNINFORMATIVE: ParamInfo =
         ParamInfo::flag("skip_uninformative", "leave out training queries whose measure cannot change");
+
+    /// AdaRank-NDCG's table: `k`, then the keys both variants share (AdaRank-MAP's table).
+    pub(crate) const NDCG: &[ParamInfo] =
+        &[K, ROUNDS, NEGATED_FEATURES, NO_RESELECT, REQUIRE_IMPROVEMENT, SKIP_UNINFORMATIVE];
 }
 
 impl Params for AdaRankMapParams {
     type Checked = AdaRank;
 
-    const TABLE: &'static [ParamInfo] = &[
-        rows::ROUNDS,
-        rows::NEGATED_FEATURES,
-        rows::NO_RESELECT,
-        rows::REQUIRE_IMPROVEMENT,
-        rows::SKIP_UNINFORMATIVE,
-    ];
+    const TABLE: &'static [ParamInfo] = rows::NDCG.split_at(1).1;
 
     fn validate(&self) -> Result<AdaRank> {
         self.learner(INFO_MAP, Metric::Map)
@@ -147,14 +145,7 @@ impl Params for AdaRankMapParams {
 impl Params for AdaRankNdcgParams {
     type Checked = AdaRank;
 
-    const TABLE: &'static [ParamInfo] = &[
-        rows::K,
-        rows::ROUNDS,
-        rows::NEGATED_FEATURES,
-        rows::NO_RESELECT,
-        rows::REQUIRE_IMPROVEMENT,
-        rows::SKIP_UNINFORMATIVE,
-    ];
+    const TABLE: &'static [ParamInfo] = rows::NDCG;
 
     fn validate(&self) -> Result<AdaRank> {
         param_info(Self::TABLE, "k").check_int(self.k as u64)?;
