@@ -11,8 +11,7 @@
 pub use ltr_boosting::FeatureRanker;
 use ltr_boosting::{BoostConfig, BoostOutcome, Ensemble, FeatureSource, boost};
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
-    param_info,
+    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation, param_info,
 };
 use ltr_metrics::{EvalConfig, Metric};
 use serde::{Deserialize, Serialize};
@@ -127,57 +126,46 @@ mod rows {
         ParamInfo::flag("require_improvement", "accept a feature only if it improves the weighted measure");
     pub(crate) const SKIP_UNINFORMATIVE: ParamInfo =
         ParamInfo::flag("skip_uninformative", "leave out training queries whose measure cannot change");
+
+    /// AdaRank-NDCG's table: `k`, then the keys both variants share (AdaRank-MAP's table).
+    pub(crate) const NDCG: &[ParamInfo] =
+        &[K, ROUNDS, NEGATED_FEATURES, NO_RESELECT, REQUIRE_IMPROVEMENT, SKIP_UNINFORMATIVE];
 }
 
 impl Params for AdaRankMapParams {
     type Checked = AdaRank;
 
-    const TABLE: &'static [ParamInfo] = &[
-        rows::ROUNDS,
-        rows::NEGATED_FEATURES,
-        rows::NO_RESELECT,
-        rows::REQUIRE_IMPROVEMENT,
-        rows::SKIP_UNINFORMATIVE,
-    ];
+    const TABLE: &'static [ParamInfo] = rows::NDCG.split_at(1).1;
 
     fn validate(&self) -> Result<AdaRank> {
-        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
-        Ok(AdaRank {
-            info: INFO_MAP,
-            metric: Metric::Map,
-            rounds: self.rounds,
-            negated_features: self.negated_features,
-            no_reselect: self.no_reselect,
-            require_improvement: self.require_improvement,
-            skip_uninformative: self.skip_uninformative,
-        })
+        self.learner(INFO_MAP, Metric::Map)
     }
 }
 
 impl Params for AdaRankNdcgParams {
     type Checked = AdaRank;
 
-    const TABLE: &'static [ParamInfo] = &[
-        rows::K,
-        rows::ROUNDS,
-        rows::NEGATED_FEATURES,
-        rows::NO_RESELECT,
-        rows::REQUIRE_IMPROVEMENT,
-        rows::SKIP_UNINFORMATIVE,
-    ];
+    const TABLE: &'static [ParamInfo] = rows::NDCG;
 
     fn validate(&self) -> Result<AdaRank> {
         param_info(Self::TABLE, "k").check_int(self.k as u64)?;
-        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
-        Ok(AdaRank {
-            info: INFO_NDCG,
-            metric: Metric::Ndcg(self.k),
+        let shared = AdaRankMapParams {
             rounds: self.rounds,
             negated_features: self.negated_features,
             no_reselect: self.no_reselect,
             require_improvement: self.require_improvement,
             skip_uninformative: self.skip_uninformative,
-        })
+        };
+        shared.learner(INFO_NDCG, Metric::Ndcg(self.k))
+    }
+}
+
+impl AdaRankMapParams {
+    /// The learner of these settings (the keys both variants share) for the variant `info`
+    /// with measure `metric`.
+    fn learner(&self, info: AlgorithmInfo, metric: Metric) -> Result<AdaRank> {
+        param_info(Self::TABLE, "rounds").check_int(self.rounds as u64)?;
+        Ok(AdaRank { info, metric, shared: self.clone() })
     }
 }
 
@@ -201,11 +189,8 @@ pub fn linear_weights(model: &AdaRankModel) -> Vec<f64> {
 pub struct AdaRank {
     info: AlgorithmInfo,
     metric: Metric,
-    rounds: usize,
-    negated_features: bool,
-    no_reselect: bool,
-    require_improvement: bool,
-    skip_uninformative: bool,
+    /// The settings both variants share.
+    shared: AdaRankMapParams,
 }
 
 impl AdaRank {
@@ -223,11 +208,12 @@ impl AdaRank {
     /// official configuration of the convention the training data carries
     /// ([`EvalConfig::of`]), the one its numbers are reported under.
     pub fn boost_config(&self, train: &Dataset) -> BoostConfig {
+        let p = &self.shared;
         BoostConfig {
-            max_rounds: self.rounds,
-            no_reselect: self.no_reselect,
-            require_improvement: self.require_improvement,
-            skip_uninformative: self.skip_uninformative,
+            max_rounds: p.rounds,
+            no_reselect: p.no_reselect,
+            require_improvement: p.require_improvement,
+            skip_uninformative: p.skip_uninformative,
             ..BoostConfig::new(self.info.id, self.metric, EvalConfig::of(train))
         }
     }
@@ -238,10 +224,7 @@ impl AdaRank {
         train: &Dataset,
         valid: Option<&Validation<'_>>,
     ) -> Result<BoostOutcome<FeatureRanker>> {
-        if train.n_features() == 0 {
-            return Err(Error::fit(self.info.id, "the training data has no feature"));
-        }
-        let mut source = FeatureSource::new(train.n_features(), self.negated_features);
+        let mut source = FeatureSource::for_training(self.info.id, train, self.shared.negated_features)?;
         boost(&mut source, train, valid, &self.boost_config(train))
     }
 }

@@ -1,5 +1,6 @@
-//! The round loop every query-level boosting rule runs on: AdaRank's (`boost`), RankCosine's
-//! (`boost_cosine`) and the cascade's (`boost_cascade`).
+//! The round loop every query-level boosting rule runs on: AdaRank's ([`boost`](crate::boost)),
+//! and the rules of the crates built on this one (RankCosine's in `ltr-rankcosine`, the
+//! cascade's in `ltr-cascade`).
 //!
 //! A [`Rule`] says what a candidate is worth this round and with which weight, what the
 //! loop looks like after adding it, and how its model scores a data set. The driver does the
@@ -11,15 +12,14 @@
 use ltr_core::{BestCheckpoint, Dataset, Error, Result, Validation};
 use rayon::prelude::*;
 
-use crate::ensemble::Round;
-use crate::query_boost::{RoundTrace, StopReason};
+use crate::ensemble::{Ensemble, Round, WeakRanker};
 
 /// Candidates tried in parallel, in order, after the best one failed the improvement test.
 const TRY_CHUNK: usize = 8;
 
 /// The rule-independent settings of the loop.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct LoopSettings {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopSettings {
     /// Algorithm id, for errors and logs.
     pub algorithm: &'static str,
     /// Round cap.
@@ -36,7 +36,7 @@ pub(crate) struct LoopSettings {
 
 /// What accepting a candidate reports back to the driver.
 #[derive(Debug)]
-pub(crate) struct Accepted<W> {
+pub struct Accepted<W> {
     /// What the model stores for the round.
     pub weak: W,
     /// The rule's weighted measure of the chosen candidate (for the trace).
@@ -47,14 +47,41 @@ pub(crate) struct Accepted<W> {
     pub perfect: bool,
 }
 
+/// A model's running state on a data set (the validation split), updated round by round
+/// with exactly the operations the model scores with, so the validation measure the loop
+/// sees is the one the fitted model gets.
+pub trait RunningScores<W> {
+    /// The state of the empty model on `data`.
+    fn start(data: &Dataset) -> Self;
+    /// Adds round `(weak, alpha)`.
+    fn add(&mut self, weak: &W, alpha: f64, data: &Dataset);
+    /// The document scores of the state (what the model outputs).
+    fn ranking(&self) -> &[f64];
+}
+
+/// An additive model's running state: its scores, updated by [`Ensemble::add_round`].
+impl<W: WeakRanker> RunningScores<W> for Vec<f64> {
+    fn start(data: &Dataset) -> Self {
+        vec![0.0; data.n_docs()]
+    }
+
+    fn add(&mut self, weak: &W, alpha: f64, data: &Dataset) {
+        Ensemble::add_round(weak, alpha, data, self);
+    }
+
+    fn ranking(&self) -> &[f64] {
+        self
+    }
+}
+
 /// One boosting rule on the driver.
-pub(crate) trait Rule: Sync {
+pub trait Rule: Sync {
     /// What the model stores per round.
     type Weak: Clone + Send + Sync;
     /// The state of the training queries after a candidate is tried.
     type Trial: Send;
     /// A model's running state on a data set (validation).
-    type Scores;
+    type Scores: RunningScores<Self::Weak>;
 
     /// Prepares round `t` (1-based): refreshes candidates and their values.
     fn begin_round(&mut self, t: usize) -> Result<()>;
@@ -74,38 +101,97 @@ pub(crate) trait Rule: Sync {
     fn improves(&self, trial: &Self::Trial) -> bool;
     /// Adds candidate `c` to the training state.
     fn accept(&mut self, c: usize, alpha: f64, trial: Self::Trial) -> Accepted<Self::Weak>;
-    /// The running state of the empty model on `data`.
-    fn start_scores(&self, data: &Dataset) -> Self::Scores;
-    /// Adds a round to a running state, exactly as the model will score it.
-    fn apply(&self, weak: &Self::Weak, alpha: f64, data: &Dataset, scores: &mut Self::Scores);
-    /// The document scores of a running state (what the model outputs).
-    fn ranking<'s>(&self, scores: &'s Self::Scores) -> &'s [f64];
+    /// The indices of the training queries that take part in the loop.
+    fn loop_queries(&self) -> &[usize];
 }
 
-/// What the driver returns.
-#[derive(Debug)]
-pub(crate) struct Driven<W> {
-    /// The kept rounds (the best validation prefix, or all played rounds).
-    pub rounds: Vec<Round<W>>,
+/// Why the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// `max_rounds` rounds were played.
+    RoundCap,
+    /// No allowed candidate improved the weighted measure (`require_improvement`).
+    NoImprovement,
+    /// No allowed candidate has a positive weighted measure (or there is none).
+    NoCandidate,
+    /// The last weak ranker was perfect on the weighted queries, or the ensemble is perfect
+    /// on every query of the loop.
+    Perfect,
+    /// The validation measure did not improve for the configured number of rounds.
+    EarlyStop,
+}
+
+/// One played round. What `weighted_measure` and `query_weights` hold is the rule's (see
+/// each rule's function).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundTrace {
+    /// Round number (1-based).
+    pub round: usize,
+    /// Index of the chosen candidate.
+    pub candidate: usize,
+    /// Its weight.
+    pub alpha: f64,
+    /// `P_t(q)` used in this round, for every query of the training data (0 outside the loop).
+    pub query_weights: Vec<f64>,
+    /// `W_t(h_t) = sum_q P_t(q) E(q, h_t)`.
+    pub weighted_measure: f64,
+    /// Mean of `E(q, f_t)` over the queries of the loop.
+    pub train_measure: f64,
+    /// The validation measure of `f_t`, when validation data was given.
+    pub valid_measure: Option<f64>,
+    /// Candidates evaluated for the improvement test before one was accepted.
+    pub tries: usize,
+}
+
+/// The result of a boosting loop, whatever its rule; `M` is the model (an
+/// [`Ensemble`], a cascade, or the driver's kept rounds before they become one).
+#[derive(Debug, Clone)]
+pub struct Outcome<M> {
+    /// The model: all played rounds, or the best prefix on the validation data.
+    pub model: M,
+    /// Every played round (also those cut off by validation).
     pub trace: Vec<RoundTrace>,
+    /// Why the loop ended.
     pub stop: StopReason,
+    /// Rounds kept in `model`.
     pub best_rounds: usize,
+    /// Indices of the training queries that took part in the loop.
+    pub loop_queries: Vec<usize>,
 }
 
-/// Runs the rounds of `rule`.
-pub(crate) fn drive<R: Rule>(
+impl<M> Outcome<M> {
+    /// The same outcome with the model turned into another (the kept rounds into the
+    /// rule's model type).
+    pub fn map_model<N>(self, f: impl FnOnce(M) -> N) -> Outcome<N> {
+        Outcome {
+            model: f(self.model),
+            trace: self.trace,
+            stop: self.stop,
+            best_rounds: self.best_rounds,
+            loop_queries: self.loop_queries,
+        }
+    }
+}
+
+/// Runs the rounds of `rule`; the outcome's model is the kept rounds (the best validation
+/// prefix, the earliest on ties, or every played round without validation).
+///
+/// # Errors
+/// When `valid` has another feature count than `train`, when the rule's source has no
+/// candidate, or when the rule or the validation measure fails.
+pub fn drive<R: Rule>(
     rule: &mut R,
     train: &Dataset,
     valid: Option<&Validation<'_>>,
     cfg: &LoopSettings,
-) -> Result<Driven<R::Weak>> {
+) -> Result<Outcome<Vec<Round<R::Weak>>>> {
     let algo = cfg.algorithm;
     if let Some(v) = valid
         && v.data.n_features() != train.n_features()
     {
         return Err(Error::FeatureCount { expected: train.n_features(), found: v.data.n_features() });
     }
-    let mut vscores = valid.map(|v| rule.start_scores(v.data));
+    let mut vscores = valid.map(|v| R::Scores::start(v.data));
     let mut rounds: Vec<Round<R::Weak>> = Vec::new();
     let mut trace = Vec::new();
     let mut prev_group = None;
@@ -159,8 +245,8 @@ pub(crate) fn drive<R: Rule>(
         let acc = rule.accept(c, alpha, trial);
         let valid_measure = match (valid, vscores.as_mut()) {
             (Some(v), Some(vs)) => {
-                rule.apply(&acc.weak, alpha, v.data, vs);
-                let value = v.evaluate(rule.ranking(vs))?;
+                vs.add(&acc.weak, alpha, v.data);
+                let value = v.evaluate(vs.ranking())?;
                 best.offer(t, value, || ());
                 Some(value)
             }
@@ -200,5 +286,5 @@ pub(crate) fn drive<R: Rule>(
     };
     rounds.truncate(best_rounds);
     log::debug!("{algo}: stopped ({stop:?}) after {} rounds; keeping {best_rounds}", trace.len());
-    Ok(Driven { rounds, trace, stop, best_rounds })
+    Ok(Outcome { model: rounds, trace, stop, best_rounds, loop_queries: rule.loop_queries().to_vec() })
 }

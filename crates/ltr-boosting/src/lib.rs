@@ -1,66 +1,49 @@
-//! The query-level boosting loop and the rules that run on it, and the additive ensemble
-//! model of every boosting learner.
+//! The query-level boosting loop and its weak rankers: one round driver for every rule,
+//! AdaRank's rule on it, single features as weak rankers, and the additive ensemble model of
+//! every boosting learner.
 //!
-//! One round driver (candidates tried in order of value until one passes the improvement
-//! test, no-reselect, round cap, best prefix on the validation split, per-round trace) runs
-//! three rules:
-//!
+//! * [`drive`]: the round driver (candidates tried in order of value until one passes the
+//!   improvement test, no-reselect, round cap, patience, best prefix on the validation
+//!   split, per-round trace). A [`Rule`] supplies the rest; every loop returns an
+//!   [`Outcome`]. The rules of RankCosine (`ltr-rankcosine`) and of the cascade ranking
+//!   model (`ltr-cascade`) live in their crates and run on this driver through this public
+//!   API ([`CandidateScores`], [`QueryMeasure`], [`Scratch`], [`full_weights`]).
 //! * [`boost`]: AdaRank's loop (Xu & Li, "AdaRank: a boosting algorithm for information
 //!   retrieval", SIGIR 2007), generic over a [`WeakSource`]: pick the weak ranker with the
 //!   best query-weighted measure, weight it, reweight the queries by how badly the ensemble
 //!   ranks them, with the guards against AdaRank's failure modes (improvement test,
 //!   no-reselect, round cap, best prefix on the validation split). AdaRank and PCRank.
-//! * [`boost_cosine`]: RankCosine's (Qin et al., IP&M 2008): the query-level cosine loss,
-//!   each candidate weighted in closed form.
-//! * [`boost_cascade`]: the cascade ranking model's (Wang, Lin & Metzler, SIGIR 2011):
-//!   stages of pruning and a weak ranker chosen by an effectiveness-cost tradeoff; the model
-//!   is a [`Cascade`].
+//! * [`FeatureRanker`], [`FeatureSource`]: single features as weak rankers.
 //! * [`Ensemble`]: `f(x) = sum_t alpha_t h_t(x)` over any [`WeakRanker`], also used by
-//!   RankBoost.
+//!   RankBoost and RankCosine.
 //!
 //! The per-query measure `E(q, .)` comes from `ltr-metrics` under an explicit
 //! [`ltr_metrics::EvalConfig`]; learners pass the one of the convention the training data
 //! carries (`EvalConfig::of(train)`), so the measure trained on is the measure reported.
 
-mod cascade;
-mod cosine;
 mod driver;
 mod ensemble;
 mod features;
 mod measure;
 mod query_boost;
+mod source;
 
-pub use cascade::{
-    Cascade, CascadeConfig, CascadeCost, CascadeOutcome, Pruning, PruningKind, Stage, boost_cascade,
-};
-pub use cosine::{CosineConfig, CosineTarget, boost_cosine, cosine_targets};
+pub use driver::{Accepted, LoopSettings, Outcome, RoundTrace, Rule, RunningScores, StopReason, drive};
 pub use ensemble::{Ensemble, Round, WeakRanker};
 pub use features::{FeatureRanker, FeatureSource};
-pub use measure::SCORE_CACHE_ENTRIES;
-pub use query_boost::{
-    ALPHA_DENOMINATOR_FLOOR, BoostConfig, BoostOutcome, PERFECT_EPS, RoundContext, RoundTrace, StopReason,
-    WeakSource, boost,
-};
+pub use measure::{CandidateScores, QueryMeasure, SCORE_CACHE_ENTRIES, Scratch, full_weights};
+pub use query_boost::{ALPHA_DENOMINATOR_FLOOR, BoostConfig, BoostOutcome, PERFECT_EPS, boost, capped_alpha};
+pub use source::{RoundContext, WeakSource};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use ltr_core::{Dataset, DatasetBuilder, Rng, Validation};
+    use ltr_core::{Dataset, Validation};
     use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
     use ltr_testkit::dataset;
-    use serde::{Deserialize, Serialize};
 
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    struct Feat(usize);
-    impl WeakRanker for Feat {
-        fn score(&self, row: &[f32]) -> f64 {
-            row.get(self.0).map_or(0.0, |&v| f64::from(v))
-        }
-        fn check(&self, what: &str, n_features: usize) -> ltr_core::Result<()> {
-            ltr_core::check_feature(what, self.0, n_features)
-        }
-    }
+    type Feat = FeatureRanker;
 
     struct Features {
         cands: Vec<Feat>,
@@ -69,7 +52,7 @@ mod tests {
     }
     impl Features {
         fn new(d: usize) -> Self {
-            Self { cands: (0..d).map(Feat).collect(), fixed: true, proposals: 0 }
+            Self { cands: (0..d).map(FeatureRanker::plain).collect(), fixed: true, proposals: 0 }
         }
     }
     impl WeakSource for Features {
@@ -214,20 +197,7 @@ mod tests {
     }
 
     fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
-        let mut rng = Rng::new(seed);
-        let mut b = DatasetBuilder::new(d);
-        for q in 0..queries {
-            b.start_query(&q.to_string());
-            let n = 3 + rng.index(20);
-            for _ in 0..n {
-                let label = rng.index(3) as u8;
-                let row: Vec<f32> = (0..d)
-                    .map(|j| (rng.uniform() + 0.15 * f64::from(label) * (j % 3) as f64) as f32)
-                    .collect();
-                b.push_doc(label, &row, None).unwrap();
-            }
-        }
-        b.finish().unwrap()
+        ltr_testkit::random_dataset(seed, queries, d, 3..23, 0.15, 3)
     }
 
     fn run_in_pool(threads: usize, f: impl FnOnce() -> BoostOutcome<Feat> + Send) -> BoostOutcome<Feat> {

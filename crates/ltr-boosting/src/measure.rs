@@ -1,18 +1,22 @@
-//! What the measure-driven loops (AdaRank's, the cascade's) share: the per-query measure
-//! `E(q, .)` and the candidate scores of the training documents.
+//! What the loops share besides the driver: the per-query measure `E(q, .)` (AdaRank's and
+//! the cascade's), the candidate scores of the training documents, and the query weights
+//! spread over all training queries.
 
-use ltr_core::{Dataset, Grade};
+use ltr_core::{Dataset, Grade, Result};
 use ltr_metrics::{EvalConfig, Metric, MetricScratch};
 use rayon::prelude::*;
 
 use crate::ensemble::WeakRanker;
-use crate::query_boost::WeakSource;
+use crate::source::{RoundContext, WeakSource};
 
 /// `E(q, .)` with its configuration.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct QueryMeasure {
+pub struct QueryMeasure {
+    /// The measure.
     pub metric: Metric,
+    /// Its configuration, the metric's cut-off raised into it.
     pub cfg: EvalConfig,
+    /// The top of the grade scale (for gains that need it).
     pub max_grade: Grade,
 }
 
@@ -57,14 +61,20 @@ impl QueryMeasure {
     }
 }
 
-/// Reusable buffers of one task.
+/// Reusable buffers of one task (one per rayon work item).
 #[derive(Debug, Default)]
-pub(crate) struct Scratch {
+pub struct Scratch {
+    /// Scores of one query.
     pub buf: Vec<f64>,
+    /// The metric's own buffers.
     pub metric: MetricScratch,
+    /// A ranking of one query (local indices).
     pub order: Vec<usize>,
+    /// The same, narrowed.
     pub order32: Vec<u32>,
+    /// Grades in ranked order.
     pub ranked: Vec<Grade>,
+    /// The ideal order's grades.
     pub ideal: Vec<Grade>,
 }
 
@@ -75,7 +85,7 @@ pub const SCORE_CACHE_ENTRIES: usize = 1 << 24;
 
 /// The scores of every candidate of a source on the training documents.
 #[derive(Debug, Default)]
-pub(crate) struct CandidateScores {
+pub struct CandidateScores {
     /// `cache[c * n_docs + i] = candidate(c).score(row i)`, when kept.
     cache: Option<Vec<f64>>,
 }
@@ -97,6 +107,23 @@ impl CandidateScores {
         Self { cache: Some(rows.concat()) }
     }
 
+    /// Prepares the candidates of round `ctx.round`: in round 1, and in every round for an
+    /// adaptive source (after its [`WeakSource::propose`]), scores them all. Returns whether
+    /// they changed, so the rule recomputes what it derives from them.
+    ///
+    /// # Errors
+    /// When the source's `propose` fails.
+    pub fn refresh<S: WeakSource>(&mut self, source: &mut S, ctx: &RoundContext<'_>) -> Result<bool> {
+        if ctx.round != 1 && source.fixed() {
+            return Ok(false);
+        }
+        if !source.fixed() {
+            source.propose(ctx)?;
+        }
+        *self = Self::fill(source, ctx.train);
+        Ok(true)
+    }
+
     /// Candidate `c`'s scores of all training documents, when cached.
     #[inline]
     pub fn row(&self, c: usize, n_docs: usize) -> Option<&[f64]> {
@@ -111,4 +138,14 @@ impl CandidateScores {
             None => source.candidate(c).score(train.row(i)),
         }
     }
+}
+
+/// The weights `p` of the loop queries spread over all `n_queries` training queries (0
+/// outside the loop): what the trace and an adaptive source see.
+pub fn full_weights(n_queries: usize, queries: &[usize], p: &[f64]) -> Vec<f64> {
+    let mut w = vec![0.0; n_queries];
+    for (k, &q) in queries.iter().enumerate() {
+        w[q] = p[k];
+    }
+    w
 }

@@ -20,9 +20,10 @@ use ltr_linear::dot;
 use ltr_metrics::{EvalConfig, Metric};
 use rayon::prelude::*;
 
-use crate::driver::{Accepted, LoopSettings, Rule, drive};
-use crate::ensemble::{Ensemble, WeakRanker};
-use crate::measure::{CandidateScores, QueryMeasure, Scratch};
+use crate::driver::{Accepted, LoopSettings, Outcome, Rule, drive};
+use crate::ensemble::Ensemble;
+use crate::measure::{CandidateScores, QueryMeasure, Scratch, full_weights};
+use crate::source::{RoundContext, WeakSource};
 
 /// `1 - W_t(h)` at or below this counts as a perfect weak ranker: the loop adds it with the
 /// capped weight and stops.
@@ -32,51 +33,10 @@ pub const PERFECT_EPS: f64 = 1e-12;
 /// ranker gets the finite weight `1/2 ln((1 + W) / 1e-9)`, about 10.7, instead of infinity.
 pub const ALPHA_DENOMINATOR_FLOOR: f64 = 1e-9;
 
-/// What a weak-ranker source sees before a round.
-#[derive(Debug, Clone, Copy)]
-pub struct RoundContext<'a> {
-    /// The round about to be played (1-based).
-    pub round: usize,
-    /// The training data.
-    pub train: &'a Dataset,
-    /// `P_t(q)` for every query of `train` (0 for queries outside the loop); sums to 1.
-    pub query_weights: &'a [f64],
-    /// The current ensemble's scores `f_{t-1}` of the training documents.
-    pub scores: &'a [f64],
-}
-
-/// A source of candidate weak rankers for [`boost`].
-///
-/// Sources whose candidates never change ([`WeakSource::fixed`], the default) let the loop
-/// compute `E(q, h)` for every candidate and query once; an adaptive source regenerates its
-/// candidates in [`WeakSource::propose`] from the current query weights and scores, and the
-/// loop re-evaluates them every round.
-pub trait WeakSource: Sync {
-    /// The weak ranker type stored in the model.
-    type Weak: WeakRanker;
-
-    /// Number of candidates (for an adaptive source: after the last `propose`).
-    fn n_candidates(&self) -> usize;
-
-    /// Candidate `c` (`c < n_candidates()`).
-    fn candidate(&self, c: usize) -> &Self::Weak;
-
-    /// Candidates with equal group count as "the same weak ranker" for the no-reselect guard
-    /// (AdaRank: both signs of one feature). Default: every candidate is its own group.
-    fn group(&self, c: usize) -> usize {
-        c
-    }
-
-    /// Whether the candidates are the same every round. Default `true`.
-    fn fixed(&self) -> bool {
-        true
-    }
-
-    /// Called before every round when `fixed()` is false. Default: nothing.
-    fn propose(&mut self, ctx: &RoundContext<'_>) -> Result<()> {
-        let _ = ctx;
-        Ok(())
-    }
+/// `1/2 ln(plus / minus)` with `minus` floored at [`ALPHA_DENOMINATOR_FLOOR`]: AdaRank's
+/// `alpha_t` (`plus = 1 + W`, `minus = 1 - W`) and the cascade's (`eta + phi`, `eta - phi`).
+pub fn capped_alpha(plus: f64, minus: f64) -> f64 {
+    0.5 * (plus / minus.max(ALPHA_DENOMINATOR_FLOOR)).ln()
 }
 
 /// Settings of the loop.
@@ -119,64 +79,37 @@ impl BoostConfig {
             skip_uninformative: true,
         }
     }
+
+    /// The driver's settings of this loop (no patience: with validation every round is
+    /// played and the best prefix kept).
+    pub fn settings(&self) -> LoopSettings {
+        LoopSettings {
+            algorithm: self.algorithm,
+            max_rounds: self.max_rounds,
+            no_reselect: self.no_reselect,
+            require_improvement: self.require_improvement,
+            patience: 0,
+        }
+    }
+
+    /// Checks the configuration and returns the measure `E` on `train` with the queries of
+    /// the loop (all, or only the informative ones, in index order).
+    ///
+    /// # Errors
+    /// When the evaluation configuration is invalid or no training query is left.
+    pub fn loop_queries(&self, train: &Dataset) -> Result<(QueryMeasure, Vec<usize>)> {
+        self.eval.validate().map_err(|e| Error::fit(self.algorithm, e.to_string()))?;
+        let measure = QueryMeasure::new(self.metric, &self.eval, train);
+        let queries = measure.loop_queries(train, self.skip_uninformative);
+        if queries.is_empty() {
+            return Err(Error::fit(self.algorithm, "no training query whose measure depends on the ranking"));
+        }
+        Ok((measure, queries))
+    }
 }
 
-/// Why the loop ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    /// `max_rounds` rounds were played.
-    RoundCap,
-    /// No allowed candidate improved the weighted measure (`require_improvement`).
-    NoImprovement,
-    /// No allowed candidate has a positive weighted measure (or there is none).
-    NoCandidate,
-    /// The last weak ranker was perfect on the weighted queries, or the ensemble is perfect
-    /// on every query of the loop.
-    Perfect,
-    /// The validation measure did not improve for the configured number of rounds.
-    EarlyStop,
-}
-
-/// One played round.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RoundTrace {
-    /// Round number (1-based).
-    pub round: usize,
-    /// Index of the chosen candidate.
-    pub candidate: usize,
-    /// Its weight.
-    pub alpha: f64,
-    /// `P_t(q)` used in this round, for every query of the training data (0 outside the loop).
-    pub query_weights: Vec<f64>,
-    /// `W_t(h_t) = sum_q P_t(q) E(q, h_t)`.
-    pub weighted_measure: f64,
-    /// Mean of `E(q, f_t)` over the queries of the loop.
-    pub train_measure: f64,
-    /// The validation measure of `f_t`, when validation data was given.
-    pub valid_measure: Option<f64>,
-    /// Candidates evaluated for the improvement test before one was accepted.
-    pub tries: usize,
-}
-
-/// The result of [`boost`].
-#[derive(Debug, Clone)]
-pub struct BoostOutcome<W> {
-    /// The model: all played rounds, or the best prefix on the validation data.
-    pub model: Ensemble<W>,
-    /// Every played round (also those cut off by validation).
-    pub trace: Vec<RoundTrace>,
-    /// Why the loop ended.
-    pub stop: StopReason,
-    /// Rounds kept in `model`.
-    pub best_rounds: usize,
-    /// Indices of the training queries that took part in the loop.
-    pub loop_queries: Vec<usize>,
-}
-
-/// `1 / 2 ln((1 + W) / (1 - W))`, the denominator floored.
-fn alpha_of(w: f64) -> f64 {
-    0.5 * ((1.0 + w) / (1.0 - w).max(ALPHA_DENOMINATOR_FLOOR)).ln()
-}
+/// The result of [`boost`] (and of every loop whose model is an [`Ensemble`]).
+pub type BoostOutcome<W> = Outcome<Ensemble<W>>;
 
 /// AdaRank's rule on the driver.
 struct AdaRankRule<'a, S: WeakSource> {
@@ -220,14 +153,6 @@ impl<S: WeakSource> AdaRankRule<'_, S> {
             .collect();
         rows.concat()
     }
-
-    fn full_weights(&self) -> Vec<f64> {
-        let mut w = vec![0.0; self.train.n_queries()];
-        for (k, &q) in self.queries.iter().enumerate() {
-            w[q] = self.p[k];
-        }
-        w
-    }
 }
 
 impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
@@ -237,17 +162,10 @@ impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
     type Scores = Vec<f64>;
 
     fn begin_round(&mut self, t: usize) -> Result<()> {
-        if t == 1 || !self.source.fixed() {
-            if !self.source.fixed() {
-                let query_weights = self.full_weights();
-                self.source.propose(&RoundContext {
-                    round: t,
-                    train: self.train,
-                    query_weights: &query_weights,
-                    scores: &self.scores,
-                })?;
-            }
-            self.cache = CandidateScores::fill(&*self.source, self.train);
+        let query_weights = self.query_weights();
+        let ctx =
+            RoundContext { round: t, train: self.train, query_weights: &query_weights, scores: &self.scores };
+        if self.cache.refresh(&mut *self.source, &ctx)? {
             self.emat = self.candidate_matrix();
         }
         let m = self.queries.len();
@@ -260,7 +178,7 @@ impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
     }
 
     fn query_weights(&self) -> Vec<f64> {
-        self.full_weights()
+        full_weights(self.train.n_queries(), &self.queries, &self.p)
     }
 
     fn n_candidates(&self) -> usize {
@@ -273,7 +191,7 @@ impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
 
     fn choice(&self, c: usize) -> Option<(f64, f64)> {
         let w = self.w[c];
-        (w > 0.0).then(|| (w, alpha_of(w)))
+        (w > 0.0).then(|| (w, capped_alpha(1.0 + w, 1.0 - w)))
     }
 
     fn trial(&self, c: usize, alpha: f64, parallel: bool) -> Vec<f64> {
@@ -305,16 +223,8 @@ impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
         Accepted { weak, weighted_measure: w, train_measure, perfect }
     }
 
-    fn start_scores(&self, data: &Dataset) -> Vec<f64> {
-        vec![0.0; data.n_docs()]
-    }
-
-    fn apply(&self, weak: &S::Weak, alpha: f64, data: &Dataset, scores: &mut Vec<f64>) {
-        Ensemble::add_round(weak, alpha, data, scores);
-    }
-
-    fn ranking<'s>(&self, scores: &'s Vec<f64>) -> &'s [f64] {
-        scores
+    fn loop_queries(&self) -> &[usize] {
+        &self.queries
     }
 }
 
@@ -336,13 +246,7 @@ pub fn boost<S: WeakSource>(
     valid: Option<&Validation<'_>>,
     cfg: &BoostConfig,
 ) -> Result<BoostOutcome<S::Weak>> {
-    let algo = cfg.algorithm;
-    cfg.eval.validate().map_err(|e| Error::fit(algo, e.to_string()))?;
-    let measure = QueryMeasure::new(cfg.metric, &cfg.eval, train);
-    let queries = measure.loop_queries(train, cfg.skip_uninformative);
-    if queries.is_empty() {
-        return Err(Error::fit(algo, "no training query whose measure depends on the ranking"));
-    }
+    let (measure, queries) = cfg.loop_queries(train)?;
     let m = queries.len();
     let mut rule = AdaRankRule {
         source,
@@ -356,19 +260,6 @@ pub fn boost<S: WeakSource>(
         cache: CandidateScores::default(),
         queries,
     };
-    let settings = LoopSettings {
-        algorithm: algo,
-        max_rounds: cfg.max_rounds,
-        no_reselect: cfg.no_reselect,
-        require_improvement: cfg.require_improvement,
-        patience: 0,
-    };
-    let driven = drive(&mut rule, train, valid, &settings)?;
-    Ok(BoostOutcome {
-        model: Ensemble { n_features: train.n_features(), rounds: driven.rounds },
-        trace: driven.trace,
-        stop: driven.stop,
-        best_rounds: driven.best_rounds,
-        loop_queries: rule.queries,
-    })
+    let out = drive(&mut rule, train, valid, &cfg.settings())?;
+    Ok(out.map_model(|rounds| Ensemble { n_features: train.n_features(), rounds }))
 }

@@ -1,16 +1,24 @@
 //! The cascade ranking model (L. Wang, J. Lin, D. Metzler, "A cascade ranking model for
 //! efficient ranked retrieval", SIGIR 2011), id `cascade`: boosting stages that each prune
 //! the documents reaching them and score the survivors with one feature, learnt by AdaRank's
-//! loop with a cost term (`ltr_boosting::boost_cascade`). LETOR has no feature costs: every
-//! evaluation of one feature on one document costs 1. See the README for every default.
+//! loop with a cost term ([`boost_cascade`], a rule on `ltr-boosting`'s driver). LETOR has no
+//! feature costs: every evaluation of one feature on one document costs 1. See the README
+//! for every default.
+//!
+//! The model ([`Cascade`], its [`Stage`]s and [`Pruning`]s, [`CascadeCost`]) is in `model`,
+//! the learning rule in `boost`, the parameters and the learner here.
 
-pub use ltr_boosting::{Cascade, CascadeCost, FeatureRanker, Pruning, PruningKind, Stage};
-use ltr_boosting::{CascadeConfig, CascadeOutcome, FeatureSource, boost_cascade};
+mod boost;
+mod model;
+
+pub use boost::{CascadeConfig, boost_cascade};
+pub use ltr_boosting::FeatureRanker;
+use ltr_boosting::{BoostConfig, FeatureSource, Outcome};
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
-    param_info,
+    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation, param_info,
 };
 use ltr_metrics::{EvalConfig, Metric};
+pub use model::{Cascade, CascadeCost, Pruning, PruningKind, Stage};
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
@@ -127,15 +135,15 @@ impl CascadeLearner {
     pub fn config(&self, train: &Dataset) -> CascadeConfig {
         let p = &self.params;
         CascadeConfig {
-            algorithm: INFO.id,
-            metric: p.metric,
-            eval: EvalConfig::of(train),
+            boost: BoostConfig {
+                max_rounds: p.rounds,
+                no_reselect: p.no_reselect,
+                require_improvement: p.require_improvement,
+                skip_uninformative: p.skip_uninformative,
+                ..BoostConfig::new(INFO.id, p.metric, EvalConfig::of(train))
+            },
             gamma: p.gamma,
             prunings: self.prunings(),
-            max_rounds: p.rounds,
-            no_reselect: p.no_reselect,
-            require_improvement: p.require_improvement,
-            skip_uninformative: p.skip_uninformative,
         }
     }
 
@@ -144,11 +152,8 @@ impl CascadeLearner {
         &self,
         train: &Dataset,
         valid: Option<&Validation<'_>>,
-    ) -> Result<CascadeOutcome<FeatureRanker>> {
-        if train.n_features() == 0 {
-            return Err(Error::fit(INFO.id, "the training data has no feature"));
-        }
-        let mut source = FeatureSource::new(train.n_features(), false);
+    ) -> Result<Outcome<CascadeModel>> {
+        let mut source = FeatureSource::for_training(INFO.id, train, false)?;
         boost_cascade(&mut source, train, valid, &self.config(train))
     }
 }

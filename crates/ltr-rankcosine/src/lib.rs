@@ -3,13 +3,15 @@
 //! 2008), id `rankcosine`: the query-level cosine loss between each query's score vector and
 //! its target vector, minimised by an additive model of single-feature weak rankers whose
 //! weights come in closed form (the survey's 23.24), on the query-level boosting loop of
-//! `ltr-boosting` ([`ltr_boosting::boost_cosine`]). See the README for every default.
+//! `ltr-boosting` ([`boost_cosine`], a rule on its driver). See the README for every default.
 
-use ltr_boosting::{BoostOutcome, CosineConfig, Ensemble, FeatureSource, boost_cosine};
-pub use ltr_boosting::{CosineTarget, FeatureRanker};
+mod boost;
+
+pub use boost::{CosineConfig, CosineTarget, boost_cosine, cosine_targets};
+pub use ltr_boosting::FeatureRanker;
+use ltr_boosting::{BoostOutcome, Ensemble, FeatureSource};
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
-    param_info,
+    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation, param_info,
 };
 use serde::{Deserialize, Serialize};
 
@@ -124,10 +126,7 @@ impl RankCosine {
         train: &Dataset,
         valid: Option<&Validation<'_>>,
     ) -> Result<BoostOutcome<FeatureRanker>> {
-        if train.n_features() == 0 {
-            return Err(Error::fit(INFO.id, "the training data has no feature"));
-        }
-        let mut source = FeatureSource::new(train.n_features(), false);
+        let mut source = FeatureSource::for_training(INFO.id, train, false)?;
         boost_cosine(&mut source, train, valid, &self.cfg)
     }
 }

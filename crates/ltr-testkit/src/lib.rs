@@ -2,7 +2,9 @@
 //! hand-written datasets. Real-data tests live in the root package (`tests/it/algorithms/`),
 //! where they run the harness's cross-validation protocol exactly as the reports do.
 
-use ltr_core::{Dataset, DatasetBuilder};
+use std::ops::Range;
+
+use ltr_core::{Dataset, DatasetBuilder, Rng};
 
 /// A dataset of `d` features from `(labels, rows)` per query, query ids `"0"`, `"1"`, ...
 ///
@@ -15,6 +17,37 @@ pub fn dataset<R: AsRef<[f32]>>(d: usize, queries: &[(&[u8], &[R])]) -> Dataset 
         b.start_query(&q.to_string());
         for (&l, r) in labels.iter().zip(rows.iter()) {
             b.push_doc(l, r.as_ref(), None).expect("valid test row");
+        }
+    }
+    b.finish().expect("valid test dataset")
+}
+
+/// A random dataset of `d` features for determinism and property tests: `queries` queries
+/// with a document count drawn from `docs`, grades 0 to 2 drawn uniformly, and feature `j` of
+/// a document of grade `y` uniform in `[0, 1)` plus `signal * y * (j % period)` (so some
+/// features carry the grade). The same arguments give the same dataset.
+///
+/// # Panics
+/// If `docs` is empty or `period` is 0 (a mistake in the test).
+pub fn random_dataset(
+    seed: u64,
+    queries: usize,
+    d: usize,
+    docs: Range<usize>,
+    signal: f64,
+    period: usize,
+) -> Dataset {
+    let mut rng = Rng::new(seed);
+    let mut b = DatasetBuilder::new(d);
+    for q in 0..queries {
+        b.start_query(&q.to_string());
+        let n = docs.start + rng.index(docs.len());
+        for _ in 0..n {
+            let label = rng.index(3) as u8;
+            let row: Vec<f32> = (0..d)
+                .map(|j| (rng.uniform() + signal * f64::from(label) * (j % period) as f64) as f32)
+                .collect();
+            b.push_doc(label, &row, None).expect("valid test row");
         }
     }
     b.finish().expect("valid test dataset")

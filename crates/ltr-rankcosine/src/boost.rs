@@ -1,4 +1,4 @@
-//! RankCosine's rule on the loop (Qin, Zhang, Tsai, Wang, Liu, Li, "Query-level loss
+//! RankCosine's rule on `ltr-boosting`'s loop (Qin, Zhang, Tsai, Wang, Liu, Li, "Query-level loss
 //! functions for information retrieval", Information Processing & Management 44(2), 2008):
 //! the additive model `f_t = f_{t-1} + alpha_t h_t` that minimises the query-level cosine
 //! loss `sum_q 1/2 (1 - cos(delta(q), f(q)))` between the score vector `f(q)` of a query's
@@ -27,10 +27,10 @@ use ltr_core::{Dataset, Error, Grade, Result, Validation};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::driver::{Accepted, LoopSettings, Rule, drive};
-use crate::ensemble::{Ensemble, WeakRanker};
-use crate::measure::CandidateScores;
-use crate::query_boost::{BoostOutcome, RoundContext, WeakSource};
+use ltr_boosting::{
+    Accepted, BoostOutcome, CandidateScores, Ensemble, LoopSettings, RoundContext, Rule, WeakRanker,
+    WeakSource, drive,
+};
 
 /// The target vector `delta(q)`: a monotone function of the grades, then normalised to unit
 /// length per query.
@@ -228,17 +228,10 @@ impl<S: WeakSource> Rule for CosineRule<'_, S> {
     fn begin_round(&mut self, t: usize) -> Result<()> {
         self.beta =
             self.cur.iter().map(|&(_, ff)| if ff > 0.0 { 1.0 / (ff * ff.sqrt()) } else { 0.0 }).collect();
-        if t == 1 || !self.source.fixed() {
-            if !self.source.fixed() {
-                let query_weights = self.query_weights();
-                self.source.propose(&RoundContext {
-                    round: t,
-                    train: self.train,
-                    query_weights: &query_weights,
-                    scores: &self.scores,
-                })?;
-            }
-            self.cache = CandidateScores::fill(&*self.source, self.train);
+        let query_weights = self.query_weights();
+        let ctx =
+            RoundContext { round: t, train: self.train, query_weights: &query_weights, scores: &self.scores };
+        if self.cache.refresh(&mut *self.source, &ctx)? {
             let this = &*self;
             let dots: Vec<Vec<(f64, f64)>> = (0..this.source.n_candidates())
                 .into_par_iter()
@@ -305,16 +298,8 @@ impl<S: WeakSource> Rule for CosineRule<'_, S> {
         Accepted { weak, weighted_measure: predicted, train_measure, perfect }
     }
 
-    fn start_scores(&self, data: &Dataset) -> Vec<f64> {
-        vec![0.0; data.n_docs()]
-    }
-
-    fn apply(&self, weak: &S::Weak, alpha: f64, data: &Dataset, scores: &mut Vec<f64>) {
-        Ensemble::add_round(weak, alpha, data, scores);
-    }
-
-    fn ranking<'s>(&self, scores: &'s Vec<f64>) -> &'s [f64] {
-        scores
+    fn loop_queries(&self) -> &[usize] {
+        &self.queries
     }
 }
 
@@ -383,23 +368,16 @@ pub fn boost_cosine<S: WeakSource>(
         require_improvement: cfg.require_improvement,
         patience: cfg.early_stopping_rounds,
     };
-    let driven = drive(&mut rule, train, valid, &settings)?;
-    Ok(BoostOutcome {
-        model: Ensemble { n_features: train.n_features(), rounds: driven.rounds },
-        trace: driven.trace,
-        stop: driven.stop,
-        best_rounds: driven.best_rounds,
-        loop_queries: rule.queries,
-    })
+    let out = drive(&mut rule, train, valid, &settings)?;
+    Ok(out.map_model(|rounds| Ensemble { n_features: train.n_features(), rounds }))
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::features::FeatureSource;
-    use crate::query_boost::StopReason;
-    use ltr_core::{DatasetBuilder, Ranker, Rng};
+    use ltr_boosting::{FeatureSource, StopReason};
+    use ltr_core::Ranker;
     use ltr_metrics::{Criterion, EvalConfig, Metric};
     use ltr_testkit::dataset;
 
@@ -486,19 +464,7 @@ mod tests {
     }
 
     fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
-        let mut rng = Rng::new(seed);
-        let mut b = DatasetBuilder::new(d);
-        for q in 0..queries {
-            b.start_query(&q.to_string());
-            for _ in 0..3 + rng.index(20) {
-                let label = rng.index(3) as u8;
-                let row: Vec<f32> = (0..d)
-                    .map(|j| (rng.uniform() + 0.2 * f64::from(label) * (j % 3) as f64) as f32)
-                    .collect();
-                b.push_doc(label, &row, None).unwrap();
-            }
-        }
-        b.finish().unwrap()
+        ltr_testkit::random_dataset(seed, queries, d, 3..23, 0.2, 3)
     }
 
     /// The loss never rises (improvement test), the result does not depend on the thread
