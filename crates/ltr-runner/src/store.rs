@@ -23,8 +23,8 @@
 use std::path::{Path, PathBuf};
 
 use ltr_data::normalize::{Normalization, Normalizer};
-use ltr_format::LineFormat;
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
+use ltr_format::LineFormat;
 use ltr_harness::HarnessError;
 use ltr_harness::protocol::{criterion, eval_config};
 use ltr_harness::registry::{AlgoConfig, AnyModel, ModelFile, crate_of};

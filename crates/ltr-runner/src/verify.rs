@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use ltr_data::folds::locate;
+use ltr_data::resolved::DatasetInput;
 use ltr_format::{ReadOptions, read_file};
 use ltr_harness::protocol::read_options;
-use ltr_data::resolved::DatasetInput;
 use ltr_metrics::evaluate_dataset;
 
 use crate::error::Result;

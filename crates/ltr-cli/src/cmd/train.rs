@@ -19,8 +19,8 @@ use ltr_harness::ModelFile;
 use ltr_harness::feature_scale::{scale_free, unnormalised_warning};
 use ltr_harness::protocol;
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
-use ltr_runner::store::{CellCheck, CellRecord, ResultStore};
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
+use ltr_runner::store::{CellCheck, CellRecord, ResultStore};
 
 use crate::cmd::predict::{read_of_width, refuse_overwriting_inputs};
 
