@@ -8,18 +8,12 @@
 # README are checked to be there word for word, so the two cannot drift apart.
 #
 # LTR_BIN: the ltr executable (default target/release/ltr).
-set -euo pipefail
+source "$(dirname "$0")/common.sh"
 
-cd "$(dirname "$0")/.."
-root=$(pwd)
-bin=$(realpath "${LTR_BIN:-target/release/ltr}")
-[ -x "$bin" ] || { echo "newcomer: no ltr executable at $bin (build it first)" >&2; exit 1; }
+cd "$root"
+find_ltr target/release/ltr
 start_time=$(date +%s)
-
-fail() { echo "newcomer: FAILED: $*" >&2; exit 1; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ltr-newcomer.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+make_work
 
 # Installed: `cargo install --path . --locked` puts ltr in ~/.cargo/bin; here, the built one
 # is put first on the PATH the same way. Nothing of CI's own settings leaks in.
