@@ -59,7 +59,9 @@ step "first comparison: which cell is which, models explained and applied, two r
 readme "ltr cells results"
 ltr cells results --dataset my-data > cells.txt || fail "ltr cells"
 grep -q lambdamart cells.txt || fail "ltr cells does not list lambdamart"
-model() { ltr cells "results/$run" --algorithm "$1" --format csv | tail -n 1 | awk -F, '{print $(NF-1)}'; }
+# The stored model of an algorithm: the CSV's one field naming a `.model.json` (found by what
+# it is, not by its column, which moves when a column is added).
+model() { ltr cells "results/$run" --algorithm "$1" --format csv | tail -n 1 | grep -o '[^,]*\.model\.json'; }
 readme "ltr explain results/my-data-<hash>/cells/<key>.model.json"
 ltr explain "$(model lambdamart)" > explain.txt || fail "ltr explain of a stored model"
 grep -q "split gain" explain.txt || fail "ltr explain: $(head -n 2 explain.txt)"
