@@ -21,44 +21,12 @@
 #
 # Prints a summary table; exit status 1 if any count that must be zero is not. Needs bash,
 # python3 and coreutils (timeout). Takes a few minutes; not part of CI.
-set -euo pipefail
+source "$(dirname "$0")/common.sh"
 
-seed=1
-kills=20
-damages=20
-stall=1
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --seed) seed=$2; shift 2 ;;
-        --kills) kills=$2; shift 2 ;;
-        --damages) damages=$2; shift 2 ;;
-        --no-stall) stall=0; shift ;;
-        *) echo "usage: $0 [--seed N] [--kills N] [--damages N] [--no-stall]" >&2; exit 2 ;;
-    esac
-done
-
-root=$(cd "$(dirname "$0")/.." && pwd)
-bin=${LTR_BIN:-}
-if [ -z "$bin" ]; then
-    for b in "$root/target/release/ltr" "$root/target/fast/ltr"; do
-        if [ -x "$b" ]; then bin=$b; break; fi
-    done
-fi
-[ -n "$bin" ] && [ -x "$bin" ] || { echo "no ltr binary: run \`just build\` or set LTR_BIN" >&2; exit 2; }
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ltr-fault.XXXXXX")
+parse_flags seed=1 kills=20 damages=20 no-stall -- "$@"
 server_pid=
-cleanup() {
-    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
-    if [ -z "${KEEP:-}" ]; then rm -rf "$work"; else echo "kept $work"; fi
-}
-trap cleanup EXIT
-cd "$work"
-
-# No mirror, a private data cache, plain output.
-export LTR_MIRROR="" LTR_DATA_DIR="$work/data" CI=1
-unset RUST_LOG LTR_RESULTS_DIR
+on_exit() { if [ -n "$server_pid" ]; then kill "$server_pid" 2> /dev/null || true; fi; }
+fault_env data
 limit=600 # seconds any one command may take before it counts as a hang
 
 cat > fi.toml <<'EOF'
@@ -83,12 +51,6 @@ params = { trees = 40, leaves = 7 }
 EOF
 ncells=15
 
-RANDOM=$seed
-# A seeded random integer in [0, $1), into $r. (Not printed: a command substitution runs in a
-# subshell, which bash gives a fresh, unseeded RANDOM.)
-rand() { r=$(( (RANDOM * 32768 + RANDOM) % $1 )); }
-now_ms() { date +%s%3N; }
-note() { printf '%s\n' "$*" >&2; }
 
 # Runs ltr with a time limit; the exit status is ltr's, or 124 on a hang.
 ltr() { timeout -s KILL "$limit" "$bin" "$@" || return $?; }

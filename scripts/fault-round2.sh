@@ -44,52 +44,14 @@
 # that kill (SIGABRT: exit 134) or a "panicked at" / "memory allocation of" on stderr. Prints
 # a summary table; exit 1 if any of its counts is not zero. Needs bash, python3, coreutils
 # (timeout, sha256sum). About 5 to 10 minutes on 2 cores; not part of CI.
-set -euo pipefail
+source "$(dirname "$0")/common.sh"
 
-seed=1
-edits=10
-synth_rounds=3
-download=1
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --seed) seed=$2; shift 2 ;;
-        --edits) edits=$2; shift 2 ;;
-        --synth-rounds) synth_rounds=$2; shift 2 ;;
-        --no-download) download=0; shift ;;
-        *) echo "usage: $0 [--seed N] [--edits N] [--synth-rounds N] [--no-download]" >&2; exit 2 ;;
-    esac
-done
-
-root=$(cd "$(dirname "$0")/.." && pwd)
-bin=${LTR_BIN:-}
-if [ -z "$bin" ]; then
-    for b in "$root/target/release/ltr" "$root/target/fast/ltr"; do
-        if [ -x "$b" ]; then bin=$b; break; fi
-    done
-fi
-[ -n "$bin" ] && [ -x "$bin" ] || { echo "no ltr binary: run \`just build\` or set LTR_BIN" >&2; exit 2; }
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ltr-fault2.XXXXXX")
+parse_flags seed=1 edits=10 synth-rounds=3 no-download -- "$@"
 editor_pid=
-cleanup() {
-    if [ -n "$editor_pid" ]; then kill "$editor_pid" 2> /dev/null || true; fi
-    if [ -z "${KEEP:-}" ]; then rm -rf "$work"; else echo "kept $work"; fi
-}
-trap cleanup EXIT
-cd "$work"
-
-# No mirror, a private data cache, plain output.
-export LTR_MIRROR="" LTR_DATA_DIR="$work/cache" CI=1
-unset RUST_LOG LTR_RESULTS_DIR
+on_exit() { if [ -n "$editor_pid" ]; then kill "$editor_pid" 2> /dev/null || true; fi; }
+fault_env cache
 started=$(date +%s)
 
-RANDOM=$seed
-# A seeded random integer in [0, $1), into $r. (Not printed: a command substitution runs in a
-# subshell, which bash gives a fresh, unseeded RANDOM.)
-rand() { r=$(( (RANDOM * 32768 + RANDOM) % $1 )); }
-now_ms() { date +%s%3N; }
-note() { printf '%s\n' "$*" >&2; }
 secs() { printf '%d.%03d' $(( $1 / 1000 )) $(( $1 % 1000 )); }
 
 scenarios=(edit download synth grid stem)

@@ -8,18 +8,12 @@
 # README are checked to be there word for word, so the two cannot drift apart.
 #
 # LTR_BIN: the ltr executable (default target/release/ltr).
-set -euo pipefail
+source "$(dirname "$0")/common.sh"
 
-cd "$(dirname "$0")/.."
-root=$(pwd)
-bin=$(realpath "${LTR_BIN:-target/release/ltr}")
-[ -x "$bin" ] || { echo "newcomer: no ltr executable at $bin (build it first)" >&2; exit 1; }
+cd "$root"
+find_ltr target/release/ltr
 start_time=$(date +%s)
-
-fail() { echo "newcomer: FAILED: $*" >&2; exit 1; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ltr-newcomer.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+make_work
 
 # Installed: `cargo install --path . --locked` puts ltr in ~/.cargo/bin; here, the built one
 # is put first on the PATH the same way. Nothing of CI's own settings leaks in.
@@ -65,7 +59,9 @@ step "first comparison: which cell is which, models explained and applied, two r
 readme "ltr cells results"
 ltr cells results --dataset my-data > cells.txt || fail "ltr cells"
 grep -q lambdamart cells.txt || fail "ltr cells does not list lambdamart"
-model() { ltr cells "results/$run" --algorithm "$1" --format csv | tail -n 1 | awk -F, '{print $(NF-1)}'; }
+# The stored model of an algorithm: the CSV's one field naming a `.model.json` (found by what
+# it is, not by its column, which moves when a column is added).
+model() { ltr cells "results/$run" --algorithm "$1" --format csv | tail -n 1 | grep -o '[^,]*\.model\.json'; }
 readme "ltr explain results/my-data-<hash>/cells/<key>.model.json"
 ltr explain "$(model lambdamart)" > explain.txt || fail "ltr explain of a stored model"
 grep -q "split gain" explain.txt || fail "ltr explain: $(head -n 2 explain.txt)"

@@ -10,23 +10,16 @@
 #
 # LTR_BIN: the ltr executable (default target/release/ltr). A Slurm that cannot be installed
 # or started is one line and a failure under CI=1, a skip otherwise.
-set -euo pipefail
+source "$(dirname "$0")/common.sh"
 
-cd "$(dirname "$0")/.."
-root=$(pwd)
-ltr=$(realpath "${LTR_BIN:-target/release/ltr}")
-[ -x "$ltr" ] || { echo "test-slurm: no ltr executable at $ltr (build it first)" >&2; exit 1; }
+cd "$root"
+find_ltr target/release/ltr
+ltr=$bin
 start_time=$(date +%s)
 
-fail() { echo "test-slurm: FAILED: $*" >&2; exit 1; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ltr-test-slurm.XXXXXX")
+on_exit() { bash "$root/scripts/slurm-local.sh" stop > /dev/null 2>&1 || true; }
+make_work
 export LTR_SLURM_DIR="$work/slurm"
-cleanup() {
-    bash "$root/scripts/slurm-local.sh" stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 
 if ! out=$( { bash scripts/slurm-local.sh install && bash scripts/slurm-local.sh start; } 2>&1 ); then
     echo "test-slurm: Slurm could not be installed or started: $(printf '%s' "$out" | tail -n 1)" >&2

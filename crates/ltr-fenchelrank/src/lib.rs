@@ -48,8 +48,8 @@
 //! large radii, where the gap falls slowest, are then often skipped).
 
 use ltr_core::{
-    AlgorithmInfo, BestCheckpoint, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Ranker,
-    Result, Rng, Validation, param_info,
+    AlgorithmInfo, BestCheckpoint, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng,
+    Validation, param_info,
 };
 use ltr_linear::{LinearModel, dot};
 use ltr_ranksvm::SquaredHingePairs;
@@ -198,23 +198,7 @@ impl FenchelRankModel {
     }
 }
 
-impl Ranker for FenchelRankModel {
-    fn n_features(&self) -> usize {
-        self.linear.n_features()
-    }
-
-    fn check(&self) -> Result<()> {
-        self.linear.check()
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        self.linear.score_row(row)
-    }
-
-    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
-        self.linear.feature_weights()
-    }
-}
+ltr_linear::ranker_of_linear!(FenchelRankModel);
 
 /// One radius of a fit.
 #[derive(Debug, Clone, PartialEq)]

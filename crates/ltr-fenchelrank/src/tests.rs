@@ -1,4 +1,4 @@
-use ltr_core::{Convention, Measure};
+use ltr_core::{Convention, Measure, Ranker};
 use ltr_metrics::{Criterion, EvalConfig, Metric};
 use ltr_testkit::dataset;
 use proptest::prelude::*;

@@ -1,6 +1,7 @@
 //! What the linear learners share: the model `w.x + b` ([`LinearModel`]), the dot products
 //! ([`dot`], and [`dot_lanes`] for vectorised hot loops), dense Cholesky factorisation and triangular solves ([`cholesky`]), and the outer
-//! loop of an iterative learner with validation checkpoints ([`sgd`]).
+//! loop of an iterative learner with validation checkpoints ([`sgd`]); [`ranker_of_linear!`]
+//! makes a model that wraps a [`LinearModel`] a ranker scoring as it does.
 //!
 //! Used by ridge regression and PRank (`ltr-pointwise`), RankSVM, CRR and PCRank. Every
 //! floating-point operation keeps one fixed order, so a model fitted twice is bit-identical.
@@ -12,6 +13,10 @@ pub mod sgd;
 
 pub use cholesky::PivotFloor;
 pub use model::LinearModel;
+
+/// For [`ranker_of_linear!`]'s expansion in crates that name `ltr_core` otherwise.
+#[doc(hidden)]
+pub use ltr_core as __ltr_core;
 
 /// Errors of this crate.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]

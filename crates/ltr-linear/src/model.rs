@@ -52,6 +52,36 @@ impl Ranker for LinearModel {
     }
 }
 
+/// Implements [`Ranker`] for a model type whose field `linear` is a [`LinearModel`] and which
+/// scores as that model does (`w.x + b`), only adding fields of its own (how the fit went):
+/// every method, the check and the feature weights included, forwards to `linear`.
+///
+/// ```ignore
+/// ltr_linear::ranker_of_linear!(FenchelRankModel);
+/// ```
+#[macro_export]
+macro_rules! ranker_of_linear {
+    ($model:ty) => {
+        impl $crate::__ltr_core::Ranker for $model {
+            fn n_features(&self) -> usize {
+                $crate::__ltr_core::Ranker::n_features(&self.linear)
+            }
+
+            fn check(&self) -> $crate::__ltr_core::Result<()> {
+                $crate::__ltr_core::Ranker::check(&self.linear)
+            }
+
+            fn score_row(&self, row: &[f32]) -> f64 {
+                $crate::__ltr_core::Ranker::score_row(&self.linear, row)
+            }
+
+            fn feature_weights(&self) -> $crate::__ltr_core::FeatureWeights<'_> {
+                $crate::__ltr_core::Ranker::feature_weights(&self.linear)
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -37,8 +37,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
-    Validation, param_info,
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+    param_info,
 };
 use ltr_linear::{LinearModel, dot};
 use ltr_ranksvm::{RankSvm, RankSvmParams};
@@ -170,23 +170,7 @@ pub struct EnsembleModel {
     pub base_rankers: usize,
 }
 
-impl Ranker for EnsembleModel {
-    fn n_features(&self) -> usize {
-        self.linear.n_features()
-    }
-
-    fn check(&self) -> Result<()> {
-        self.linear.check()
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        self.linear.score_row(row)
-    }
-
-    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
-        self.linear.feature_weights()
-    }
-}
+ltr_linear::ranker_of_linear!(EnsembleModel);
 
 /// The index, among `values`, of the median: sorted ascending (ties by index), the middle
 /// position, the lower middle one for an even count.

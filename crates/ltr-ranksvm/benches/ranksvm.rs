@@ -14,8 +14,14 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ltr_core::{Dataset, Params};
-use ltr_ranksvm::reference::AllPairs;
 use ltr_ranksvm::{RankSvmLoss, RankSvmParams};
+use reference::AllPairs;
+
+/// The all-pairs solvers live beside the crate's unit tests, which use them too; the library
+/// does not ship them, so the bench compiles the file itself.
+#[path = "../src/reference.rs"]
+#[allow(dead_code, reason = "the unit tests use the parts the bench does not")]
+mod reference;
 
 const C: f64 = 0.1;
 const C_LARGE: f64 = 10.0;

@@ -35,6 +35,7 @@
 
 use ltr_linear::dot;
 
+use crate::Solution;
 use crate::oracle::HingeOracle;
 use crate::qp::QpSolver;
 
@@ -182,17 +183,12 @@ impl WorkingSet {
     }
 }
 
-/// What the cutting-plane method reached.
+/// What the cutting-plane method reached: the iterate with the smallest `F` seen (the last
+/// one, in practice), `F` there, the oracle calls, and whether `H(w) - xi <= eps_abs` was
+/// reached within `max_iter`; with the method's own diagnostics.
 #[derive(Debug, Clone)]
-pub(crate) struct Solution {
-    /// The iterate with the smallest `F` seen (the last one, in practice).
-    pub(crate) w: Vec<f64>,
-    /// `F(w)`.
-    pub(crate) objective: f64,
-    /// Oracle calls.
-    pub(crate) iterations: usize,
-    /// Whether `H(w) - xi <= eps_abs` was reached within `max_iter`.
-    pub(crate) converged: bool,
+pub(crate) struct Outcome {
+    pub(crate) solution: Solution,
     /// Planes in the final working set (plane 0 excluded).
     pub(crate) planes: usize,
     /// Last `H(w) - xi`, and the threshold `eps_abs`.
@@ -211,7 +207,7 @@ pub(crate) fn solve(
     c: f64,
     epsilon: f64,
     max_iter: usize,
-) -> Solution {
+) -> Outcome {
     let inv_q = 1.0 / n_queries as f64;
     let h0 = oracle.total_weight() * inv_q;
     let eps_abs = epsilon * h0;
@@ -260,11 +256,8 @@ pub(crate) fn solve(
         ws.mark_active(round);
         ws.prune(round);
     }
-    Solution {
-        w: best_w,
-        objective: best_f,
-        iterations,
-        converged,
+    Outcome {
+        solution: Solution { w: best_w, objective: best_f, iterations, converged },
         planes: ws.k - 1,
         ceps,
         eps_abs,

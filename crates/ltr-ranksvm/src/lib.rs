@@ -45,7 +45,8 @@ mod newton;
 mod oracle;
 mod pairs;
 mod qp;
-pub mod reference;
+#[cfg(test)]
+mod reference;
 
 pub use pairs::SquaredHingePairs;
 
@@ -268,7 +269,7 @@ impl RankSvm {
         if !oracle.features_finite() {
             return Err(not_finite());
         }
-        let sol = cutting_plane::solve(
+        let outcome = cutting_plane::solve(
             oracle,
             train.n_queries(),
             train.n_features(),
@@ -276,9 +277,7 @@ impl RankSvm {
             self.epsilon,
             self.cp_max_iter,
         );
-        if !sol.objective.is_finite() || sol.w.iter().any(|w| !w.is_finite()) {
-            return Err(not_finite());
-        }
+        let sol = outcome.solution.finite()?;
         if !sol.converged {
             log::warn!(
                 "ranksvm: not converged after {} cutting-plane iterations (c = {}, f = {:.6e}, \
@@ -286,8 +285,8 @@ impl RankSvm {
                 sol.iterations,
                 self.c,
                 sol.objective,
-                sol.ceps,
-                sol.eps_abs
+                outcome.ceps,
+                outcome.eps_abs
             );
         }
         log::debug!(
@@ -295,27 +294,17 @@ impl RankSvm {
             self.c,
             oracle.n_pairs(),
             sol.iterations,
-            sol.planes,
-            sol.qp_solves,
-            sol.smo_steps,
+            outcome.planes,
+            outcome.qp_solves,
+            outcome.smo_steps,
             sol.objective
         );
-        let stats = FitStats {
-            objective: sol.objective,
-            iterations: sol.iterations,
-            converged: sol.converged,
-            pairs: oracle.n_pairs(),
-            planes: sol.planes,
-        };
-        Ok((LinearModel::new(sol.w, 0.0), stats))
+        Ok(sol.into_fit(oracle.n_pairs(), outcome.planes))
     }
 
     fn fit_squared(&self, train: &Dataset) -> Result<(RankSvmModel, FitStats)> {
         let mut problem = newton::Problem::new(train, self.c).ok_or_else(no_pairs)?;
-        let sol = problem.solve(self.max_iter, self.tol);
-        if !sol.objective.is_finite() || sol.w.iter().any(|w| !w.is_finite()) {
-            return Err(not_finite());
-        }
+        let sol = problem.solve(self.max_iter, self.tol).finite()?;
         if !sol.converged {
             log::warn!(
                 "ranksvm: not converged after {} Newton iterations (c = {}, f = {:.6e})",
@@ -331,14 +320,39 @@ impl RankSvm {
             sol.iterations,
             sol.objective
         );
+        Ok(sol.into_fit(problem.n_pairs(), 0))
+    }
+}
+
+/// What a solver reached: the weights, the objective `f(w)`, its iterations and whether its
+/// stopping rule was met.
+#[derive(Debug, Clone)]
+pub(crate) struct Solution {
+    pub(crate) w: Vec<f64>,
+    pub(crate) objective: f64,
+    pub(crate) iterations: usize,
+    pub(crate) converged: bool,
+}
+
+impl Solution {
+    /// The solution, or an error when the objective or a weight is not finite.
+    fn finite(self) -> Result<Self> {
+        if !self.objective.is_finite() || self.w.iter().any(|w| !w.is_finite()) {
+            return Err(not_finite());
+        }
+        Ok(self)
+    }
+
+    /// The model and its diagnostics.
+    fn into_fit(self, pairs: u64, planes: usize) -> (RankSvmModel, FitStats) {
         let stats = FitStats {
-            objective: sol.objective,
-            iterations: sol.iterations,
-            converged: sol.converged,
-            pairs: problem.n_pairs(),
-            planes: 0,
+            objective: self.objective,
+            iterations: self.iterations,
+            converged: self.converged,
+            pairs,
+            planes,
         };
-        Ok((LinearModel::new(sol.w, 0.0), stats))
+        (LinearModel::new(self.w, 0.0), stats)
     }
 }
 

@@ -19,6 +19,7 @@
 use ltr_core::Dataset;
 use ltr_linear::dot;
 
+use crate::Solution;
 use crate::pairs::SquaredHingePairs;
 
 /// The training problem: the data, the per-query pair structures and buffers.
@@ -32,15 +33,6 @@ pub(crate) struct Problem<'a> {
     z: Vec<f64>,
     gamma: Vec<f64>,
     rho: Vec<f64>,
-}
-
-/// What the solver reached.
-#[derive(Debug, Clone)]
-pub(crate) struct Solution {
-    pub(crate) w: Vec<f64>,
-    pub(crate) objective: f64,
-    pub(crate) iterations: usize,
-    pub(crate) converged: bool,
 }
 
 impl<'a> Problem<'a> {

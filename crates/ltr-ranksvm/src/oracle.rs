@@ -82,6 +82,7 @@ struct Chunk {
     /// Scratch, sized for the chunk's longest query.
     z: Vec<f64>,
     keyed: Vec<(f64, u64)>,
+    /// The signed violation counts, and as `f64` (the signed weights, weighted).
     gamma: Vec<i64>,
     wgamma: Vec<f64>,
     counts: Vec<u32>,
@@ -205,7 +206,7 @@ impl<'a> HingeOracle<'a> {
                 z: vec![0.0; longest],
                 keyed: vec![(0.0, 0); longest],
                 gamma: vec![0; longest],
-                wgamma: if weight.is_some() { vec![0.0; longest] } else { Vec::new() },
+                wgamma: vec![0.0; longest],
                 counts: vec![0; levels + 1],
             });
             first = end;
@@ -235,10 +236,9 @@ impl<'a> HingeOracle<'a> {
     pub(crate) fn eval(&mut self, w: &[f64], a: &mut [f64]) -> OracleValue {
         let (data, queries, level, weights) = (self.data, &self.queries, &self.level, &self.weights);
         let weighted = !weights.is_empty();
-        self.chunks.par_iter_mut().for_each(|ch| {
-            let qs = &queries[ch.first..ch.end];
-            if weighted { ch.eval_weighted(data, qs, level, weights, w) } else { ch.eval(data, qs, level, w) }
-        });
+        self.chunks
+            .par_iter_mut()
+            .for_each(|ch| ch.eval(data, &queries[ch.first..ch.end], level, weights, w));
         a.iter_mut().for_each(|x| *x = 0.0);
         let (mut count, mut weight, mut hinge) = (0u64, 0.0, 0.0);
         for ch in &self.chunks {
@@ -254,52 +254,14 @@ impl<'a> HingeOracle<'a> {
 }
 
 impl Chunk {
-    fn eval(&mut self, data: &Dataset, queries: &[QuerySpec], level: &[u8], w: &[f64]) {
+    /// Evaluates the chunk's queries at `w`: the violating pairs by [`count_violations`], or
+    /// with pair `weights` (not empty) by [`weighted_violations`]; then the same sums either
+    /// way. With every weight 1 the weighted sums are exact integers, bit for bit the counts.
+    fn eval(&mut self, data: &Dataset, queries: &[QuerySpec], level: &[u8], weights: &[f64], w: &[f64]) {
         let d = data.n_features();
         let features = data.features();
         self.a.iter_mut().for_each(|x| *x = 0.0);
         self.count = 0;
-        self.hinge = 0.0;
-        for q in queries {
-            let n = q.len;
-            let rows = &features[q.start * d..(q.start + n) * d];
-            let (z, keyed, gamma) = (&mut self.z[..n], &mut self.keyed[..n], &mut self.gamma[..n]);
-            let lv = &level[q.start..q.start + n];
-            for (k, zk) in z.iter_mut().enumerate() {
-                *zk = dot_lanes(w, &rows[k * d..(k + 1) * d]);
-                keyed[k] = (*zk, pack(k, lv[k]));
-            }
-            let count = count_violations(keyed, q.levels, gamma, &mut self.counts);
-            // Sum of 1 - (z_i - z_j) over violating pairs = count - sum_k gamma_k z_k, and
-            // sum_violating (x_i - x_j) = sum_k gamma_k x_k.
-            let mut gz = 0.0;
-            for (k, &g) in gamma.iter().enumerate() {
-                if g != 0 {
-                    let gf = g as f64;
-                    gz += gf * z[k];
-                    let row = &rows[k * d..(k + 1) * d];
-                    for (x, &r) in self.a.iter_mut().zip(row) {
-                        *x += gf * f64::from(r);
-                    }
-                }
-            }
-            self.count += count;
-            self.hinge += count as f64 - gz;
-        }
-    }
-
-    /// [`Self::eval`] with pair weights: the same sums, `gamma` and the count weighted.
-    fn eval_weighted(
-        &mut self,
-        data: &Dataset,
-        queries: &[QuerySpec],
-        level: &[u8],
-        weights: &[f64],
-        w: &[f64],
-    ) {
-        let d = data.n_features();
-        let features = data.features();
-        self.a.iter_mut().for_each(|x| *x = 0.0);
         self.weight = 0.0;
         self.hinge = 0.0;
         for q in queries {
@@ -311,9 +273,19 @@ impl Chunk {
                 *zk = dot_lanes(w, &rows[k * d..(k + 1) * d]);
                 keyed[k] = (*zk, pack(k, lv[k]));
             }
-            let c = &weights[q.woff..q.woff + q.levels * q.levels];
-            let weight = weighted_violations(keyed, q.levels, c, gamma, &mut self.counts);
-            // As unweighted: sum w_ij (1 - (z_i - z_j)) = weight - sum_k gamma_k z_k.
+            let violating = if weights.is_empty() {
+                let count = count_violations(keyed, q.levels, &mut self.gamma[..n], &mut self.counts);
+                gamma.iter_mut().zip(&self.gamma[..n]).for_each(|(g, &c)| *g = c as f64);
+                self.count += count;
+                count as f64
+            } else {
+                let c = &weights[q.woff..q.woff + q.levels * q.levels];
+                let weight = weighted_violations(keyed, q.levels, c, gamma, &mut self.counts);
+                self.weight += weight;
+                weight
+            };
+            // The hinge sum over violating pairs, sum w_ij (1 - (z_i - z_j)), is
+            // violating - sum_k gamma_k z_k, and sum_violating w_ij (x_i - x_j) = sum_k gamma_k x_k.
             let mut gz = 0.0;
             for (k, &g) in gamma.iter().enumerate() {
                 if g != 0.0 {
@@ -324,8 +296,7 @@ impl Chunk {
                     }
                 }
             }
-            self.weight += weight;
-            self.hinge += weight - gz;
+            self.hinge += violating - gz;
         }
     }
 }

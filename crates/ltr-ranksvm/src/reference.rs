@@ -1,12 +1,13 @@
-//! The obvious all-pairs RankSVM solvers, for checking the fast solvers (tests) and as the
-//! speed baseline of the bench. Not used by [`crate::RankSvm`].
+//! The obvious all-pairs RankSVM solvers, for checking the fast solvers (the crate's unit
+//! tests) and as the speed baseline of the bench. Compiled into those two only (the bench
+//! includes this file by path), never into the library.
 //!
 //! [`AllPairs`] materialises every difference vector `x_i - x_j` (`y_i > y_j`, same query);
 //! memory and time are proportional to the number of pairs.
 //!
 //! * Squared hinge ([`AllPairs::solve`]): Newton's method with the explicit `d x d`
 //!   generalised Hessian `I + 2 (c/Q) sum_active d d^T`, solved by Cholesky, and an exact line
-//!   search (safeguarded 1-D Newton on the piecewise linear derivative, pair by pair).
+//!   search (bisection on the piecewise linear derivative, pair by pair).
 //! * Plain hinge ([`AllPairs::solve_hinge`]): exact dual coordinate descent over the pairs
 //!   (Hsieh, Chang, Lin, Keerthi & Sundararajan, "A dual coordinate descent method for
 //!   large-scale linear SVM", ICML 2008, without shrinking) on
@@ -27,7 +28,7 @@ pub struct AllPairs {
 
 impl AllPairs {
     /// Enumerates the pairs of `data` for trade-off `c` (both objectives scaled as in
-    /// [`crate::RankSvmParams`]: `c / Q` per pair, `Q` all queries).
+    /// `RankSvmParams`: `c / Q` per pair, `Q` all queries).
     pub fn new(data: &Dataset, c: f64) -> Self {
         let d = data.n_features();
         let mut diffs = Vec::new();
@@ -123,44 +124,38 @@ impl AllPairs {
         (w, f)
     }
 
+    /// The exact step along `delta`: the root of `phi'(t)`, `phi(t) = f(w + t delta)` convex,
+    /// by doubling then bisection to the last bit (slower than the fast solver's safeguarded
+    /// Newton steps, and independent of them).
     fn line_search(&self, w: &[f64], delta: &[f64]) -> f64 {
         // phi'(t) = w.delta + t delta.delta - 2 coef sum_{a - t b > 0} (a - t b) b,
         // a = 1 - d.w, b = d.delta.
         let ab: Vec<(f64, f64)> = self.rows().map(|row| (1.0 - dot(row, w), dot(row, delta))).collect();
         let (wd, dd) = (dot(w, delta), dot(delta, delta));
-        let derivs = |t: f64| {
-            let (mut d1, mut d2) = (wd + t * dd, dd);
-            for &(a, b) in &ab {
-                let r = a - t * b;
-                if r > 0.0 {
-                    d1 -= 2.0 * self.coef * r * b;
-                    d2 += 2.0 * self.coef * b * b;
-                }
-            }
-            (d1, d2)
+        let deriv = |t: f64| {
+            let r: f64 = ab.iter().map(|&(a, b)| (a - t * b).max(0.0) * b).sum();
+            wd + t * dd - 2.0 * self.coef * r
         };
-        let (d0, _) = derivs(0.0);
+        let d0 = deriv(0.0);
         if d0.is_nan() || d0 >= 0.0 {
             return 0.0;
         }
-        let (mut lo, mut hi, mut t) = (0.0_f64, f64::INFINITY, 1.0);
-        for _ in 0..200 {
-            let (d1, d2) = derivs(t);
-            if d1.abs() <= 1e-14 * d0.abs() {
-                return t;
-            }
-            if d1 < 0.0 {
-                lo = t;
-            } else {
-                hi = t;
-            }
-            let mut next = t - d1 / d2;
-            if !(next > lo && next < hi) {
-                next = if hi.is_finite() { 0.5 * (lo + hi) } else { 2.0 * t };
-            }
-            t = next;
+        let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+        while deriv(hi) < 0.0 && hi < f64::MAX / 2.0 {
+            lo = hi;
+            hi *= 2.0;
         }
-        t
+        loop {
+            let mid = 0.5 * (lo + hi);
+            if mid <= lo || mid >= hi {
+                return mid;
+            }
+            if deriv(mid) < 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
     }
 
     /// Plain hinge: `1/2 |w|^2 + (c/Q) sum_pairs max(0, 1 - w.(x_i - x_j))`.
