@@ -87,7 +87,7 @@ macro_rules! registry {
             /// Typed parameters from a key-value table (missing keys take their defaults; a
             /// key outside the algorithm's parameter table is refused, naming the valid ones).
             pub fn from_table(id: &str, table: toml::Table) -> Result<Self> {
-                check_keys(id, &table)?;
+                check_keys(id, table.keys().map(String::as_str))?;
                 match id {
                     $($id => {
                         let params: $krate::$params = toml::Value::Table(table.clone())
@@ -241,6 +241,11 @@ impl ModelFile {
     /// but does not hold together is refused here, before any data is read for it.
     pub fn from_json(bytes: &[u8]) -> Result<Self> {
         let file: Self = serde_json::from_slice(bytes).map_err(|e| ltr_core::Error::model(e.to_string()))?;
+        // The parameter types embed shared keys flat, which serde cannot combine with refusing
+        // unknown fields: the keys are checked against the parameter table, as in specs.
+        let keys: ParamKeys =
+            serde_json::from_slice(bytes).map_err(|e| ltr_core::Error::model(e.to_string()))?;
+        check_keys(file.config.id(), keys.config.params.keys().map(String::as_str))?;
         file.check()?;
         Ok(file)
     }
@@ -278,6 +283,19 @@ impl ModelFile {
         self.normalizer.check(self.n_features)?;
         Ok(())
     }
+}
+
+/// The parameter keys of a model file, as written (the model itself is skipped unread).
+#[derive(Deserialize)]
+struct ParamKeys {
+    config: ParamKeysOf,
+}
+
+/// `config` of [`ParamKeys`].
+#[derive(Deserialize)]
+struct ParamKeysOf {
+    #[serde(default)]
+    params: std::collections::BTreeMap<String, serde::de::IgnoredAny>,
 }
 
 /// One parameter as `ltr algorithms` prints it.
@@ -355,13 +373,13 @@ fn core_param_error(id: &str, e: ltr_core::Error) -> HarnessError {
 /// Refuses a key that is not a row of the algorithm's parameter table ([`param_table`]), the
 /// one list of its keys: the parameter types embed shared keys flat (`serde(flatten)`), so
 /// they cannot refuse unknown keys themselves.
-fn check_keys(id: &str, table: &toml::Table) -> Result<()> {
+fn check_keys<'a>(id: &str, keys: impl IntoIterator<Item = &'a str>) -> Result<()> {
     let rows = param_table(id)?;
-    match table.keys().find(|k| !rows.iter().any(|r| r.key == k.as_str())) {
+    match keys.into_iter().find(|k| !rows.iter().any(|r| r.key == *k)) {
         None => Ok(()),
         Some(key) => Err(HarnessError::Param {
             algorithm: id.to_owned(),
-            key: key.clone(),
+            key: key.to_owned(),
             reason: format!(
                 "unknown parameter; the parameters of {id} are {}",
                 rows.iter().map(|r| r.key).collect::<Vec<_>>().join(", ")
@@ -650,6 +668,19 @@ mod tests {
     }
 
     /// The declared feature count is the model's own, and the parameters are the model's.
+    /// A model file's parameters are read as strictly as a spec's: a key no algorithm has is
+    /// refused, also for the parameter types that embed shared keys flat.
+    #[test]
+    fn a_model_file_with_an_unknown_parameter_is_refused() {
+        for file in toy_model_files() {
+            let id = file.model.id();
+            let mut v: serde_json::Value = serde_json::from_str(&file.to_json().unwrap()).unwrap();
+            v["config"]["params"]["no_such_key"] = serde_json::json!(1);
+            let err = ModelFile::from_json(v.to_string().as_bytes()).map(|_| ()).unwrap_err().to_string();
+            assert!(err.contains("no_such_key"), "{id}: {err}");
+        }
+    }
+
     #[test]
     fn a_model_file_that_contradicts_its_model_is_refused() {
         for file in toy_model_files() {
