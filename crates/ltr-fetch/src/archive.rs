@@ -15,9 +15,9 @@ use ltr_data::manifest::{Archive, Variant};
 
 use crate::cache::{DOWNLOADS_DIR, FileStatus, create_dir_all, remove_quietly, sha256_file};
 use crate::error::FetchError;
-use crate::extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
 use crate::fetcher::{FetchReport, Fetcher};
 use crate::http::{self, DlError, Limit, authority};
+use ltr_extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
 
 /// What one `fetch_*` call has learnt: archives downloaded and extracted (or failed) by
 /// name, so an archive serving several datasets is tried once; hosts found unreachable; a
@@ -227,7 +227,9 @@ impl Fetcher {
         };
         let dir = self.cache.staging()?;
         let max_entry = archive.max_entry_bytes.unwrap_or(DEFAULT_MAX_ENTRY_BYTES);
-        match extract_limited(&dest, archive.format, dir.path(), max_entry, &*self.progress) {
+        match extract_limited(&dest, archive.format, dir.path(), max_entry, &*self.progress)
+            .map_err(FetchError::from)
+        {
             Ok(files) => Ok(Extracted { dir, files, source, download_rel: rel }),
             Err(e) => {
                 if archive.sha256.is_none() {

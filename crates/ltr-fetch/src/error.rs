@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use ltr_extract::ExtractError;
 use ltr_format::DataError;
 
 /// Errors of `ltr-fetch`.
@@ -99,6 +100,16 @@ impl From<DataError> for FetchError {
             DataError::Io { path, source } => Self::Io { path, source },
             DataError::Unavailable { dataset, reason } => Self::Unavailable { dataset, reason },
             other => Self::Data(other),
+        }
+    }
+}
+
+impl From<ExtractError> for FetchError {
+    /// Each kind keeps its variant and its message.
+    fn from(e: ExtractError) -> Self {
+        match e {
+            ExtractError::Io { path, source } => Self::Io { path, source },
+            ExtractError::Archive { path, reason } => Self::Archive { path, reason },
         }
     }
 }

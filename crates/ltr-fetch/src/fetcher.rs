@@ -44,7 +44,7 @@ use std::sync::Arc;
 use crate::cache::DataCache;
 use crate::http::Http;
 use crate::options::FetchOptions;
-use crate::progress::Progress;
+use ltr_extract::Progress;
 
 /// The bound of a download whose size is not published, when its manifest sets none
 /// (`max_download_bytes`).

@@ -24,7 +24,7 @@ use crate::error::FetchError;
 use crate::fetcher::Fetcher;
 use crate::http::{DlError, Limit, file_len};
 use crate::options::Mirror;
-use crate::progress::Progress;
+use ltr_extract::Progress;
 
 impl Fetcher {
     /// Gets one file from the mirror into the cache. `Ok(None)`: the mirror does not have

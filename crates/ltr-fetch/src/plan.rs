@@ -7,10 +7,10 @@ use ltr_data::manifest::{Manifest, Variant};
 use crate::archive::Session;
 use crate::cache::FileStatus;
 use crate::error::FetchError;
-use crate::extract::safe_relative;
 use crate::fetcher::{DEFAULT_MAX_DOWNLOAD_BYTES, FetchReport, Fetcher, Variants};
 use crate::http::Limit;
 use crate::options::Mirror;
+use ltr_extract::safe_relative;
 
 /// Files still wanted, with their variant.
 type Wanted<'m> = Vec<(&'m Variant, String)>;
