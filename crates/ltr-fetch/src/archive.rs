@@ -15,9 +15,10 @@ use ltr_data::manifest::{Archive, Variant};
 
 use crate::cache::{DOWNLOADS_DIR, FileStatus, create_dir_all, remove_quietly, sha256_file};
 use crate::error::FetchError;
-use crate::extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
 use crate::fetcher::{FetchReport, Fetcher};
 use crate::http::{self, DlError, Limit, authority};
+use ltr_extract::{DEFAULT_MAX_ENTRY_BYTES, extract_limited, safe_relative};
+use ltr_format::DataError;
 
 /// What one `fetch_*` call has learnt: archives downloaded and extracted (or failed) by
 /// name, so an archive serving several datasets is tried once; hosts found unreachable; a
@@ -75,7 +76,7 @@ impl Fetcher {
                     report.installed.push(rel);
                 }
                 Err(e) => {
-                    if matches!(e, FetchError::Checksum { .. }) {
+                    if matches!(e, FetchError::Data(DataError::Checksum { .. })) {
                         archive_suspect = true;
                     }
                     errors.push(e);
@@ -227,7 +228,9 @@ impl Fetcher {
         };
         let dir = self.cache.staging()?;
         let max_entry = archive.max_entry_bytes.unwrap_or(DEFAULT_MAX_ENTRY_BYTES);
-        match extract_limited(&dest, archive.format, dir.path(), max_entry, &*self.progress) {
+        match extract_limited(&dest, archive.format, dir.path(), max_entry, &*self.progress)
+            .map_err(FetchError::from)
+        {
             Ok(files) => Ok(Extracted { dir, files, source, download_rel: rel }),
             Err(e) => {
                 if archive.sha256.is_none() {
@@ -325,11 +328,11 @@ impl Fetcher {
                 remove_quietly(&part);
                 log::warn!("{url}: sha256 of {label} is {actual}, expected {expected}");
                 failures.push(format!("{url}: sha256 mismatch"));
-                mismatch = Some(FetchError::Checksum {
+                mismatch = Some(FetchError::Data(DataError::Checksum {
                     file: label.to_owned(),
                     expected: expected.to_owned(),
                     actual,
-                });
+                }));
                 continue;
             }
             self.cache.commit_rel(rel, &part, &actual)?;

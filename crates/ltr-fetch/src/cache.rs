@@ -33,9 +33,11 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use ltr_data::manifest::{Manifest, Variant};
+use ltr_format::DataError;
 use ltr_format::reader::hex;
 
 use crate::error::FetchError;
+pub(crate) use ltr_extract::io::{CopyError, copy_bounded, remove_quietly};
 
 /// File name of the stamp record in the cache root.
 pub const STAMPS_FILE: &str = "stamps.json";
@@ -201,7 +203,7 @@ impl DataCache {
         tempfile::Builder::new()
             .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
             .tempdir_in(&parent)
-            .map_err(|source| FetchError::Io { path: parent, source })
+            .map_err(|source| FetchError::io(parent, source))
     }
 
     /// Deletes what killed processes left: staging folders (`fetch-<pid>-*`) and temporary
@@ -275,7 +277,7 @@ impl DataCache {
             Ok(m) if m.is_file() => m,
             Ok(_) => return Ok(FileStatus::Missing),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileStatus::Missing),
-            Err(source) => return Err(FetchError::Io { path, source }),
+            Err(source) => return Err(FetchError::io(path, source)),
         };
         let Some(expected) = expected else {
             return Ok(FileStatus::Unknown { path });
@@ -377,7 +379,7 @@ impl DataCache {
     /// cache's own records, staging folders and partial downloads. Links to files count as
     /// files; links to folders are not followed.
     fn walk(&self, dir: &Path, out: &mut Vec<String>) -> Result<(), FetchError> {
-        let io = |source| FetchError::Io { path: dir.to_owned(), source };
+        let io = |source| FetchError::io(dir.to_owned(), source);
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir == self.root => return Ok(()),
@@ -420,7 +422,7 @@ impl DataCache {
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(source) => Err(FetchError::Io { path, source }),
+            Err(source) => Err(FetchError::io(path, source)),
         }
     }
 
@@ -428,7 +430,7 @@ impl DataCache {
     /// into place as the variant file, after checking `actual` (its sha256) against the
     /// known hash. With no known hash, `actual` is recorded and the file is installed
     /// unverified (returns `false`); otherwise returns `true`. On a mismatch the staged
-    /// file is deleted and [`FetchError::Checksum`] names the file and both hashes.
+    /// file is deleted and [`DataError::Checksum`] names the file and both hashes.
     pub(crate) fn commit(
         &self,
         variant: &Variant,
@@ -441,11 +443,11 @@ impl DataCache {
         let verified = match &expected {
             Some(e) if e != actual => {
                 remove_quietly(staged);
-                return Err(FetchError::Checksum {
+                return Err(FetchError::Data(DataError::Checksum {
                     file: rel,
                     expected: e.clone(),
                     actual: actual.to_owned(),
-                });
+                }));
             }
             Some(_) => true,
             None => false,
@@ -472,7 +474,7 @@ impl DataCache {
         }
         std::fs::rename(staged, &dest).map_err(|source| {
             remove_quietly(staged);
-            FetchError::Io { path: dest.clone(), source }
+            FetchError::io(dest.clone(), source)
         })?;
         let mut stamps = self.load_stamps();
         match stamp_of(&dest, sha256) {
@@ -523,7 +525,7 @@ impl DataCache {
 
     fn save_json<T: Serialize>(&self, name: &str, value: &T) -> Result<(), FetchError> {
         let path = self.root.join(name);
-        let io = |source| FetchError::Io { path: path.clone(), source };
+        let io = |source| FetchError::io(path.clone(), source);
         create_dir_all(&self.root)?;
         let text = serde_json::to_vec_pretty(value).map_err(|e| io(std::io::Error::other(e.to_string())))?;
         ltr_core::fs::write_atomic(&path, &text).map_err(io)
@@ -571,7 +573,7 @@ fn now_ms() -> u64 {
 
 /// The lowercase hex sha256 and the size of a file.
 pub fn sha256_file(path: &Path) -> Result<(String, u64), FetchError> {
-    let io = |source| FetchError::Io { path: path.to_owned(), source };
+    let io = |source| FetchError::io(path.to_owned(), source);
     let mut f = File::open(path).map_err(io)?;
     sha256_reader(&mut f).map_err(io)
 }
@@ -586,55 +588,8 @@ pub(crate) fn sha256_reader(r: &mut impl Read) -> std::io::Result<(String, u64)>
     }
 }
 
-/// How a [`copy_bounded`] failed.
-#[derive(Debug)]
-pub(crate) enum CopyError {
-    /// Reading failed.
-    Read(std::io::Error),
-    /// Writing failed.
-    Write(std::io::Error),
-    /// More than the limit arrived; nothing past it was written.
-    TooLarge,
-}
-
-/// Copies `reader` into `out`, showing each chunk to `seen` before it is written, and stops
-/// (with [`CopyError::TooLarge`]) before writing a chunk that would take the copy past `max`
-/// bytes. Returns the bytes copied.
-pub(crate) fn copy_bounded(
-    mut reader: impl Read,
-    out: &mut impl std::io::Write,
-    max: u64,
-    mut seen: impl FnMut(&[u8]),
-) -> Result<u64, CopyError> {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => return Ok(total),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(CopyError::Read(e)),
-        };
-        total = total.saturating_add(n as u64);
-        if total > max {
-            return Err(CopyError::TooLarge);
-        }
-        seen(&buf[..n]);
-        out.write_all(&buf[..n]).map_err(CopyError::Write)?;
-    }
-}
-
 pub(crate) fn create_dir_all(dir: &Path) -> Result<(), FetchError> {
-    std::fs::create_dir_all(dir).map_err(|source| FetchError::Io { path: dir.to_owned(), source })
-}
-
-/// Deletes a file, logging (not failing) if that is impossible.
-pub(crate) fn remove_quietly(path: &Path) {
-    match std::fs::remove_file(path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => log::warn!("cannot delete {}: {e}", path.display()),
-    }
+    std::fs::create_dir_all(dir).map_err(|source| FetchError::io(dir.to_owned(), source))
 }
 
 #[cfg(test)]
@@ -719,7 +674,7 @@ test = "test.txt"
 
         std::fs::write(&staged, b"data").unwrap();
         let e = cache.commit(&v, "Fold1/train.txt", &staged, &h).unwrap_err();
-        assert!(matches!(e, FetchError::Checksum { .. }), "{e}");
+        assert!(matches!(e, FetchError::Data(DataError::Checksum { .. })), "{e}");
         assert!(!staged.exists());
         assert!(!cache.path("t/D/Fold1/train.txt").exists());
     }

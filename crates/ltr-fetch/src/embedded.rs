@@ -68,7 +68,7 @@ pub(crate) fn install_one(cache: &DataCache, pieces: &Pieces<'_>, file: &str) ->
     })?;
     let staging = cache.staging()?;
     let staged = staging.path().join("file");
-    let write_err = |source| FetchError::Io { path: staged.clone(), source };
+    let write_err = |source| FetchError::io(staged.clone(), source);
     let mut out = std::fs::File::create(&staged).map_err(write_err)?;
     out.write_all(&bytes).and_then(|()| out.sync_all()).map_err(write_err)?;
     drop(out);

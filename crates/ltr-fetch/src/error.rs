@@ -2,33 +2,20 @@
 
 use std::path::PathBuf;
 
+use ltr_extract::ExtractError;
 use ltr_format::DataError;
 
 /// Errors of `ltr-fetch`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FetchError {
-    /// A manifest or format error (unknown dataset, unreadable manifest, ...).
+    /// A manifest or format error (unknown dataset, unreadable manifest, ...), and the errors
+    /// this layer shares with the data layer: an I/O failure on a path
+    /// ([`DataError::Io`], made by [`FetchError::io`]) and a file whose sha256 is not the known
+    /// one ([`DataError::Checksum`]; its `file` is the relative path in the collection, or the
+    /// archive name), so that callers match one variant whichever layer found the problem.
     #[error(transparent)]
     Data(DataError),
-    /// An I/O failure on a path.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// A file whose sha256 is not the known one.
-    #[error("sha256 mismatch for {file}: expected {expected}, got {actual}")]
-    Checksum {
-        /// The file (relative path in the collection, or the archive name).
-        file: String,
-        /// Hash from the manifest (or the local record).
-        expected: String,
-        /// Hash of what was received.
-        actual: String,
-    },
     /// An archive in the download folder (placed there by hand, for a license-gated
     /// collection) whose sha256 is not the expected one: refused, and left where it is.
     #[error(
@@ -91,19 +78,32 @@ pub enum FetchError {
 }
 
 impl From<DataError> for FetchError {
-    /// Hash and I/O errors keep their kind, so callers match one variant whichever layer
-    /// found the problem.
+    /// An unavailable dataset keeps its kind, so callers match one variant whichever layer
+    /// found it.
     fn from(e: DataError) -> Self {
         match e {
-            DataError::Checksum { file, expected, actual } => Self::Checksum { file, expected, actual },
-            DataError::Io { path, source } => Self::Io { path, source },
             DataError::Unavailable { dataset, reason } => Self::Unavailable { dataset, reason },
             other => Self::Data(other),
         }
     }
 }
 
+impl From<ExtractError> for FetchError {
+    /// Each kind keeps its variant and its message.
+    fn from(e: ExtractError) -> Self {
+        match e {
+            ExtractError::Io { path, source } => Self::io(path, source),
+            ExtractError::Archive { path, reason } => Self::Archive { path, reason },
+        }
+    }
+}
+
 impl FetchError {
+    /// An I/O failure on a path ([`DataError::Io`]).
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Data(DataError::Io { path: path.into(), source })
+    }
+
     /// The message for a line that already names the dataset: the bare reason of
     /// [`FetchError::Unavailable`], the whole message otherwise.
     pub fn reason(&self) -> String {

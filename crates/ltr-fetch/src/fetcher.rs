@@ -24,7 +24,7 @@
 //!    other file is hashed once; a corrupt one is deleted and fetched again.
 //! 2. **Mirror** ([`FetchOptions::mirror`]): `<mirror>/<rel>.gz`, else `<rel>`. A file the mirror does not
 //!    have (or a mirror that cannot be reached) goes on to the next source; a file the mirror
-//!    has with the wrong content is refused ([`FetchError::Checksum`](crate::FetchError::Checksum)), and so is one larger
+//!    has with the wrong content is refused ([`DataError::Checksum`](ltr_format::DataError::Checksum)), and so is one larger
 //!    than its bound or a damaged `.gz` ([`FetchError::Refused`](crate::FetchError::Refused)), without fallback.
 //! 3. **Embedded data** (OHSUMED QueryLevelNorm, MQ2008), see [`crate::embedded`]: rebuilt
 //!    from the pieces compiled into `ltr`, verified, installed.
@@ -44,7 +44,7 @@ use std::sync::Arc;
 use crate::cache::DataCache;
 use crate::http::Http;
 use crate::options::FetchOptions;
-use crate::progress::Progress;
+use ltr_extract::Progress;
 
 /// The bound of a download whose size is not published, when its manifest sets none
 /// (`max_download_bytes`).

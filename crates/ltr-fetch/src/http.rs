@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::options::FetchOptions;
-use crate::progress::Progress;
+use ltr_extract::Progress;
 
 /// Why one download attempt (or all attempts on an address) failed.
 #[derive(Debug)]

@@ -10,8 +10,7 @@
 //!   archive.
 //! * `http`, `mirror`, `archive` (private): download with `Range` resume (an unreachable
 //!   host fails at once, a stalled or broken transfer is retried), the mirror and the
-//!   official-archive sources; [`extract`]: safe unpacking of `.zip`, `.rar`, `.gz` and
-//!   `.tar.gz`.
+//!   official-archive sources; unpacking is `ltr-extract`'s.
 //! * [`embedded`]: installing the data compiled into `ltr` (also a helper for tests).
 //! * [`resolve()`]: dataset names -> [`ltr_data::resolved::DatasetStatus`] for the harness.
 //! * [`local`]: a user's own dataset given by path (any layout, or one file split into
@@ -24,7 +23,6 @@ pub mod cache;
 mod cached;
 pub mod embedded;
 mod error;
-pub mod extract;
 pub mod fetcher;
 mod holdout;
 mod http;
@@ -33,12 +31,11 @@ pub mod lock;
 mod mirror;
 pub mod options;
 mod plan;
-mod progress;
 mod resolve;
 
 pub use cache::{DataCache, FileStatus};
 pub use error::FetchError;
 pub use fetcher::{FetchReport, Fetcher, Variants};
+pub use ltr_extract::{NoProgress, Progress};
 pub use options::{FetchOptions, Mirror};
-pub use progress::{NoProgress, Progress};
 pub use resolve::{Source, resolve};

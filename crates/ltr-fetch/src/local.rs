@@ -216,7 +216,7 @@ fn split_of(file: &Path, req: &LocalRequest, cache: &DataCache) -> Result<PathBu
         Ok(()) => {}
         // Another process made the same split meanwhile: the same bytes.
         Err(_) if dir.join("split.json").is_file() => {}
-        Err(source) => return Err(FetchError::Io { path: dir, source }),
+        Err(source) => return Err(FetchError::io(dir, source)),
     }
     log::info!(
         "{}: split {} into {SPLIT_PARTS} query-disjoint subsets ({} queries each, seed {}) in {}",

@@ -24,7 +24,7 @@ use crate::error::FetchError;
 use crate::fetcher::Fetcher;
 use crate::http::{DlError, Limit, file_len};
 use crate::options::Mirror;
-use crate::progress::Progress;
+use ltr_extract::Progress;
 
 impl Fetcher {
     /// Gets one file from the mirror into the cache. `Ok(None)`: the mirror does not have
@@ -54,7 +54,7 @@ impl Fetcher {
                 } else {
                     return Ok(None);
                 };
-                let io = |source| FetchError::Io { path: src.clone(), source };
+                let io = |source| FetchError::io(src.clone(), source);
                 let f = File::open(&src).map_err(io)?;
                 let size = f.metadata().map(|m| m.len()).ok();
                 self.progress.begin(&rel, size);
@@ -112,9 +112,8 @@ impl Fetcher {
             }
             let Some((is_gz, part, resumed, url)) = got else { return Ok(None) };
             let to = CopyJob { origin: &url, src: &part, dest: staged, limit: &bounds.content };
-            let copied = File::open(&part)
-                .map_err(|source| FetchError::Io { path: part.clone(), source })
-                .and_then(|f| {
+            let copied =
+                File::open(&part).map_err(|source| FetchError::io(part.clone(), source)).and_then(|f| {
                     if is_gz {
                         to.copy(MultiGzDecoder::new(BufReader::new(f)), true)
                     } else {
@@ -171,7 +170,7 @@ impl CopyJob<'_> {
     /// what was copied. Refused ([`FetchError::Refused`]) past the limit, before anything
     /// past it is written, and (`gz`) when the decoder finds the data damaged.
     fn copy(&self, mut reader: impl Read, gz: bool) -> Result<String, FetchError> {
-        let write_err = |source| FetchError::Io { path: self.dest.to_owned(), source };
+        let write_err = |source| FetchError::io(self.dest.to_owned(), source);
         let refused = |reason: String| FetchError::Refused { what: self.origin.to_owned(), reason };
         let mut out = BufWriter::new(File::create(self.dest).map_err(write_err)?);
         let mut hasher = Sha256::new();
@@ -181,7 +180,7 @@ impl CopyJob<'_> {
             Err(CopyError::Read(e)) if gz && is_damage(&e) => {
                 Some(refused(format!("not a valid gzip file ({e})")))
             }
-            Err(CopyError::Read(source)) => Some(FetchError::Io { path: self.src.to_owned(), source }),
+            Err(CopyError::Read(source)) => Some(FetchError::io(self.src.to_owned(), source)),
             Err(CopyError::Write(e)) => Some(write_err(e)),
             Err(CopyError::TooLarge) => {
                 let what = if gz { "decompresses to" } else { "has" };

@@ -7,10 +7,11 @@ use ltr_data::manifest::{Manifest, Variant};
 use crate::archive::Session;
 use crate::cache::FileStatus;
 use crate::error::FetchError;
-use crate::extract::safe_relative;
 use crate::fetcher::{DEFAULT_MAX_DOWNLOAD_BYTES, FetchReport, Fetcher, Variants};
 use crate::http::Limit;
 use crate::options::Mirror;
+use ltr_extract::safe_relative;
+use ltr_format::DataError;
 
 /// Files still wanted, with their variant.
 type Wanted<'m> = Vec<(&'m Variant, String)>;
@@ -181,7 +182,9 @@ impl Fetcher {
                     log::info!("{rel}: not on the mirror");
                     rest.push((v, f));
                 }
-                Err(e @ (FetchError::Checksum { .. } | FetchError::Refused { .. })) => out.errors.push(e),
+                Err(e @ (FetchError::Data(DataError::Checksum { .. }) | FetchError::Refused { .. })) => {
+                    out.errors.push(e)
+                }
                 Err(e) => {
                     if matches!(e, FetchError::Download { .. }) {
                         // Unreachable: do not pay for it again for every file.

@@ -555,7 +555,7 @@ fn wrong_archive_hash_is_refused_and_nothing_stays() {
     let dir = tempfile::tempdir().unwrap();
     let e = fetcher(dir.path()).fetch_dataset(&m, "W", Variants::Default).unwrap_err();
     match &e {
-        FetchError::Checksum { file, expected, actual } => {
+        FetchError::Data(DataError::Checksum { file, expected, actual }) => {
             assert_eq!(file, "w.zip");
             assert_eq!(expected, &wrong);
             assert_eq!(actual, &sha(&archive));
@@ -585,7 +585,7 @@ fn wrong_file_hash_is_refused_and_only_good_files_stay() {
     let dir = tempfile::tempdir().unwrap();
     let e = fetcher(dir.path()).fetch_dataset(&m, "F", Variants::Default).unwrap_err();
     match &e {
-        FetchError::Checksum { file, expected, actual } => {
+        FetchError::Data(DataError::Checksum { file, expected, actual }) => {
             assert_eq!(file, "toy/F/Fold1/vali.txt");
             assert_eq!(expected, &wrong);
             assert_eq!(actual, &sha(&files[1].1));
@@ -759,7 +759,7 @@ fn unknown_hashes_are_recorded_then_enforced() {
     server.route("/u.zip", Route::ok(zip_bytes(&entries("U", &other))));
     let e = f.fetch_dataset(&m, "U", Variants::Default).unwrap_err();
     match &e {
-        FetchError::Checksum { file, expected, actual } => {
+        FetchError::Data(DataError::Checksum { file, expected, actual }) => {
             // Only the damaged file was needed; the others are still verified.
             assert_eq!(file, "toy/U/Fold1/vali.txt");
             assert_eq!(expected, &sha(&files[1].1));
@@ -999,7 +999,7 @@ fn folder_mirror_with_a_damaged_file_is_refused() {
         .fetch_dataset(&m, "OHSUMED", Variants::Default)
         .unwrap_err();
     match &e {
-        FetchError::Checksum { file, expected: exp, actual } => {
+        FetchError::Data(DataError::Checksum { file, expected: exp, actual }) => {
             assert_eq!(file, rel);
             assert_eq!(exp, &expected);
             assert_eq!(actual, &sha(&data));

@@ -25,8 +25,6 @@
 //! # Ok::<(), ltr_format::DataError>(())
 //! ```
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use ltr_core::Rng;
 
 use ltr_format::DataError;
@@ -35,6 +33,9 @@ use ltr_format::reader::{parse_bytes, read_from};
 use ltr_format::scores::parse_score_file;
 
 use ltr_data::{Manifest, Split};
+
+pub use crate::driver::Stats;
+use crate::driver::{self, guarded};
 
 /// Real LETOR lines grouped by query, the material inputs are made of.
 #[derive(Debug, Clone)]
@@ -112,56 +113,12 @@ impl Target {
     }
 }
 
-/// What a run found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// The target's name.
-    pub target: &'static str,
-    /// Inputs tried.
-    pub cases: u64,
-    /// Inputs read without error.
-    pub parsed: u64,
-    /// Panics, and (reader) disagreements between the two ways of reading.
-    pub failures: u64,
-    /// The first failure: case number, what went wrong, and the input.
-    pub first_failure: Option<(u64, String, Vec<u8>)>,
-}
-
-impl std::fmt::Display for Stats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let share = if self.cases == 0 { 0.0 } else { 100.0 * self.parsed as f64 / self.cases as f64 };
-        write!(
-            f,
-            "{}: {} cases, {} parsed ({share:.1}%), {} failures",
-            self.target, self.cases, self.parsed, self.failures
-        )?;
-        if let Some((case, why, _)) = &self.first_failure {
-            write!(f, "; first at case {case}: {why}")?;
-        }
-        Ok(())
-    }
-}
-
 /// Runs `cases` inputs of `target` made from `corpus` with `seed`. Case `i` uses the child
 /// stream `i` of the seed, so any case can be rerun alone with [`case`]. Panics are caught
-/// and counted, never propagated.
+/// and counted, never propagated. Cases run in parallel; the statistics do not depend on the
+/// thread count.
 pub fn run(corpus: &Corpus, target: Target, seed: u64, cases: u64) -> Stats {
-    let mut stats = Stats { target: target.name(), ..Stats::default() };
-    for i in 0..cases {
-        let (input, outcome) = case(corpus, target, seed, i);
-        stats.cases += 1;
-        match outcome {
-            Ok(true) => stats.parsed += 1,
-            Ok(false) => {}
-            Err(why) => {
-                stats.failures += 1;
-                if stats.first_failure.is_none() {
-                    stats.first_failure = Some((i, why, input));
-                }
-            }
-        }
-    }
-    stats
+    driver::run(target.name(), cases, |i| case(corpus, target, seed, i))
 }
 
 /// Case number `i` of a run: the input, and whether it parsed (`Err`: a failure, said how).
@@ -178,20 +135,6 @@ pub fn case(corpus: &Corpus, target: Target, seed: u64, i: u64) -> (Vec<u8>, Res
             let (features, scores) = score_case(corpus, &mut rng);
             let outcome = guarded(|| scores_for(&features, &scores));
             (scores, outcome)
-        }
-    }
-}
-
-fn guarded(f: impl FnOnce() -> Result<bool, String>) -> Result<bool, String> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_default();
-            Err(format!("panic: {msg}"))
         }
     }
 }
@@ -505,7 +448,7 @@ mod tests {
     #[test]
     #[ignore = "long; run on demand"]
     fn fuzz_a_million_cases_per_target() {
-        let cases = std::env::var("LTR_FUZZ_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1_000_000);
+        let cases = driver::long_run_cases();
         let corpus = Corpus::builtin().unwrap();
         for target in Target::ALL {
             let t = std::time::Instant::now();

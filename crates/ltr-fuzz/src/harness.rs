@@ -30,7 +30,6 @@
 //! # Ok::<(), ltr_harness::HarnessError>(())
 //! ```
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use ltr_core::{Dataset, DatasetBuilder, Rng};
@@ -40,10 +39,9 @@ use ltr_format::ReadOptions;
 use ltr_harness::registry::{ALGORITHMS, AlgoConfig, ModelFile};
 use ltr_harness::spec::{BUILTIN, ExperimentSpec};
 use ltr_harness::{HarnessError, Result};
-use rayon::prelude::*;
 use serde_json::Value as Json;
 
-use crate::data::Stats;
+use crate::driver::{self, Stats, guarded};
 
 /// Queries of MQ2008 fold 1 (test) the corpus models are trained on and score.
 const TRAIN_QUERIES: usize = 30;
@@ -141,81 +139,16 @@ fn first_queries(data: &Dataset, queries: usize, width: usize) -> Result<Dataset
 /// `i % ALGORITHMS.len()`: one [`Stats`] per algorithm, in registry order.
 pub fn run_models(corpus: &Corpus, seed: u64, cases: u64) -> Vec<Stats> {
     let n = corpus.models.len().max(1) as u64;
-    let per_case = |i: u64| {
+    let targets: Vec<&'static str> = corpus.models.iter().map(|(id, _)| *id).collect();
+    driver::run_binned(&targets, cases, |i| {
         let (input, outcome) = model_case(corpus, seed, i);
-        (i, (i % n) as usize, input, outcome)
-    };
-    let empty = || corpus.models.iter().map(|(id, _)| Stats { target: id, ..Stats::default() }).collect();
-    (0..cases)
-        .into_par_iter()
-        .map(per_case)
-        .fold(empty, |mut acc: Vec<Stats>, (i, m, input, outcome)| {
-            if let Some(s) = acc.get_mut(m) {
-                record(s, i, input, outcome);
-            }
-            acc
-        })
-        .reduce(empty, |a, b| a.into_iter().zip(b).map(|(x, y)| merge(x, y)).collect())
+        ((i % n) as usize, input, outcome)
+    })
 }
 
 /// Runs `cases` spec inputs.
 pub fn run_specs(corpus: &Corpus, seed: u64, cases: u64) -> Stats {
-    let empty = || Stats { target: "spec", ..Stats::default() };
-    (0..cases)
-        .into_par_iter()
-        .map(|i| {
-            let (input, outcome) = spec_case(corpus, seed, i);
-            (i, input, outcome)
-        })
-        .fold(empty, |mut s, (i, input, outcome)| {
-            record(&mut s, i, input, outcome);
-            s
-        })
-        .reduce(empty, merge)
-}
-
-fn record(s: &mut Stats, i: u64, input: Vec<u8>, outcome: std::result::Result<bool, String>) {
-    s.cases += 1;
-    match outcome {
-        Ok(true) => s.parsed += 1,
-        Ok(false) => {}
-        Err(why) => {
-            s.failures += 1;
-            if s.first_failure.as_ref().is_none_or(|(j, _, _)| i < *j) {
-                s.first_failure = Some((i, why, input));
-            }
-        }
-    }
-}
-
-/// Sums two runs' statistics; the first failure is the one of the lowest case number, so the
-/// result does not depend on how cases were split between threads.
-fn merge(a: Stats, b: Stats) -> Stats {
-    let first_failure = match (a.first_failure, b.first_failure) {
-        (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
-        (x, y) => x.or(y),
-    };
-    Stats {
-        target: a.target,
-        cases: a.cases + b.cases,
-        parsed: a.parsed + b.parsed,
-        failures: a.failures + b.failures,
-        first_failure,
-    }
-}
-
-fn guarded(f: impl FnOnce() -> std::result::Result<bool, String>) -> std::result::Result<bool, String> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_default();
-            Err(format!("panic: {msg}"))
-        }
-    }
+    driver::run("spec", cases, |i| spec_case(corpus, seed, i))
 }
 
 /// Model-file case number `i`: the input, and whether it parsed (`Err`: a failure, said how).
@@ -799,12 +732,13 @@ mod tests {
     #[test]
     #[ignore = "long; run on demand"]
     fn fuzz_a_million_cases_per_target() {
-        let cases = std::env::var("LTR_FUZZ_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1_000_000);
+        let cases = driver::long_run_cases();
         let corpus = Corpus::builtin().unwrap();
         let t = std::time::Instant::now();
         let per_model = run_models(&corpus, 1, cases);
-        let total =
-            per_model.iter().fold(Stats { target: "model", ..Stats::default() }, |a, b| merge(a, b.clone()));
+        let total = per_model
+            .iter()
+            .fold(Stats { target: "model", ..Stats::default() }, |a, b| driver::merge(a, b.clone()));
         for stats in &per_model {
             eprintln!("  model {stats}");
         }

@@ -5,4 +5,5 @@
 //! * [`harness`]: model files of every algorithm and experiment specs (`ltr-harness`).
 
 pub mod data;
+mod driver;
 pub mod harness;

@@ -150,15 +150,11 @@ mod tests {
 
     use super::*;
     use crate::code::CodeHashes;
-    use crate::fixture::{SPEC, dataset, spec};
+    use crate::fixture::{SPEC, dataset, options, spec};
     use crate::plan::tests::plan_of;
     use crate::plan::{check_task_data, task_cells_here};
-    use crate::runner::{NoProgress, PlannedCell, RunOptions, run, run_cells};
+    use crate::runner::{NoProgress, PlannedCell, run, run_cells};
     use crate::scripts::tests::engines;
-
-    fn options() -> RunOptions {
-        RunOptions::new("test".into())
-    }
 
     #[test]
     fn tasks_cover_the_runner_order_and_collecting_split_stores_gives_the_single_run() {

@@ -2,11 +2,13 @@
 //! plans exercised for real in milliseconds (tests only).
 #![allow(clippy::unwrap_used)]
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_harness::ExperimentSpec;
 use ltr_metrics::Convention;
+
+use crate::runner::RunOptions;
 
 /// Two folds of dataset `D` (3 features, 6 queries of 5 documents per split) under
 /// `root`, as a resolved dataset.
@@ -34,6 +36,11 @@ pub(crate) fn dataset(root: &Path) -> DatasetInput {
         };
         folds.push(FoldFiles { fold, train: file("train"), vali: file("vali"), test: file("test") });
     }
+    input(root.to_owned(), folds)
+}
+
+/// Dataset `D` (variant `v`, 3 features, letor3) with the given folds under `root`.
+pub(crate) fn input(root: PathBuf, folds: Vec<FoldFiles>) -> DatasetInput {
     DatasetInput {
         name: "D".into(),
         variant: "v".into(),
@@ -43,9 +50,14 @@ pub(crate) fn dataset(root: &Path) -> DatasetInput {
         clip: None,
         format: Default::default(),
         rotation: None,
-        root: root.to_owned(),
+        root,
         folds,
     }
+}
+
+/// The options of a test run.
+pub(crate) fn options() -> RunOptions {
+    RunOptions::new("test".into())
 }
 
 /// Two cheap algorithms over folds 1 and 2 of `D`.

@@ -517,11 +517,7 @@ mod tests {
     use ltr_core::progress::{Fit, Progress};
 
     use super::*;
-    use crate::fixture::{SPEC, dataset, spec};
-
-    fn options() -> RunOptions {
-        RunOptions::new("test".into())
-    }
+    use crate::fixture::{SPEC, dataset, options, spec};
 
     /// Hears every fit of a run and every cell's end.
     #[derive(Default)]

@@ -452,18 +452,8 @@ mod tests {
     }
 
     fn dataset() -> DatasetInput {
-        DatasetInput {
-            name: "D".into(),
-            variant: "v".into(),
-            convention: Convention::Letor3,
-            features: 3,
-            missing_token: None,
-            clip: None,
-            format: Default::default(),
-            rotation: None,
-            root: PathBuf::from("/nowhere"),
-            folds: vec![FoldFiles { fold: 1, train: file("train"), vali: file("vali"), test: file("test") }],
-        }
+        let fold = FoldFiles { fold: 1, train: file("train"), vali: file("vali"), test: file("test") };
+        crate::fixture::input(PathBuf::from("/nowhere"), vec![fold])
     }
 
     /// label -> key of every algorithm of the letor3 spec on fold 1 of a made-up dataset.

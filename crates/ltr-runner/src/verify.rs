@@ -175,12 +175,8 @@ mod tests {
 
     use super::*;
     use crate::code::sha256_hex;
-    use crate::fixture::{SPEC, dataset, spec};
-    use crate::runner::{NoProgress, RunOptions, run};
-
-    fn options() -> RunOptions {
-        RunOptions::new("test".into())
-    }
+    use crate::fixture::{SPEC, dataset, options, spec};
+    use crate::runner::{NoProgress, run};
 
     #[test]
     fn verifying_a_store_re_evaluates_saved_scores_against_the_recorded_metrics() {

@@ -15,8 +15,8 @@ use flate2::read::MultiGzDecoder;
 
 use ltr_data::manifest::ArchiveFormat;
 
-use crate::cache::{CopyError, copy_bounded, create_dir_all};
-use crate::error::FetchError;
+use crate::error::ExtractError;
+use crate::io::{CopyError, copy_bounded, remove_quietly};
 use crate::progress::Progress;
 
 /// Unpacks `archive` (of the given format) into the folder `dest` (created if needed) and
@@ -24,7 +24,7 @@ use crate::progress::Progress;
 ///
 /// A `.gz` archive holds one file, named like the archive without `.gz`.
 ///
-/// Fails with [`FetchError::Archive`] on a damaged archive, an encrypted entry, or an entry
+/// Fails with [`ExtractError::Archive`] on a damaged archive, an encrypted entry, or an entry
 /// whose name would escape `dest` (e.g. `../evil`); what was written so far stays in `dest`
 /// (callers use a temporary folder).
 pub fn extract(
@@ -32,7 +32,7 @@ pub fn extract(
     format: ArchiveFormat,
     dest: &Path,
     progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, FetchError> {
+) -> Result<Vec<PathBuf>, ExtractError> {
     extract_limited(archive, format, dest, DEFAULT_MAX_ENTRY_BYTES, progress)
 }
 
@@ -40,7 +40,7 @@ pub fn extract(
 /// LETOR and MSLR file (MSLR-WEB30K's largest training file is about 2.3 GB).
 pub const DEFAULT_MAX_ENTRY_BYTES: u64 = 4 << 30;
 
-/// [`extract`], refusing ([`FetchError::Archive`]) any entry larger than `max_entry_bytes`
+/// [`extract`], refusing ([`ExtractError::Archive`]) any entry larger than `max_entry_bytes`
 /// while it is being written, so a damaged or hostile archive cannot fill the disk before
 /// its files' hashes are checked.
 pub fn extract_limited(
@@ -49,7 +49,7 @@ pub fn extract_limited(
     dest: &Path,
     max_entry_bytes: u64,
     progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, FetchError> {
+) -> Result<Vec<PathBuf>, ExtractError> {
     create_dir_all(dest)?;
     let label = format!(
         "extract {}",
@@ -72,13 +72,17 @@ pub fn extract_limited(
     out
 }
 
-fn archive_err(archive: &Path, reason: impl std::fmt::Display) -> FetchError {
-    FetchError::Archive { path: archive.to_owned(), reason: reason.to_string() }
+fn archive_err(archive: &Path, reason: impl std::fmt::Display) -> ExtractError {
+    ExtractError::Archive { path: archive.to_owned(), reason: reason.to_string() }
+}
+
+fn create_dir_all(dir: &Path) -> Result<(), ExtractError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExtractError::Io { path: dir.to_owned(), source })
 }
 
 /// Checks an entry name and turns it into a relative path. `Ok(None)`: the name denotes
 /// the destination itself (`./`). `Err`: the name would escape the destination.
-pub(crate) fn safe_relative(name: &str) -> Result<Option<PathBuf>, String> {
+pub fn safe_relative(name: &str) -> Result<Option<PathBuf>, String> {
     if name.contains('\0') {
         return Err("contains a NUL byte".into());
     }
@@ -97,7 +101,7 @@ pub(crate) fn safe_relative(name: &str) -> Result<Option<PathBuf>, String> {
     Ok((!out.as_os_str().is_empty()).then_some(out))
 }
 
-fn entry_path(archive: &Path, name: &str) -> Result<Option<PathBuf>, FetchError> {
+fn entry_path(archive: &Path, name: &str) -> Result<Option<PathBuf>, ExtractError> {
     safe_relative(name).map_err(|why| archive_err(archive, format!("entry `{name}` {why}")))
 }
 
@@ -110,14 +114,14 @@ struct Limit<'a> {
 
 impl Limit<'_> {
     /// Refuses an entry that says (in its header) or turns out to be larger than the limit.
-    fn check(&self, name: &str, size: u64) -> Result<(), FetchError> {
+    fn check(&self, name: &str, size: u64) -> Result<(), ExtractError> {
         if size > self.max {
             return Err(self.too_large(name));
         }
         Ok(())
     }
 
-    fn too_large(&self, name: &str) -> FetchError {
+    fn too_large(&self, name: &str) -> ExtractError {
         archive_err(
             self.archive,
             format!("entry `{name}` is larger than the limit of {} bytes per file", self.max),
@@ -133,8 +137,8 @@ fn write_file(
     name: &str,
     limit: Limit<'_>,
     progress: &dyn Progress,
-) -> Result<u64, FetchError> {
-    let io = |source| FetchError::Io { path: path.to_owned(), source };
+) -> Result<u64, ExtractError> {
+    let io = |source| ExtractError::Io { path: path.to_owned(), source };
     if let Some(parent) = path.parent() {
         create_dir_all(parent)?;
     }
@@ -145,7 +149,7 @@ fn write_file(
         Err(CopyError::Read(e) | CopyError::Write(e)) => return Err(io(e)),
         Err(CopyError::TooLarge) => {
             drop(out);
-            crate::cache::remove_quietly(path);
+            remove_quietly(path);
             return Err(limit.too_large(name));
         }
     };
@@ -153,16 +157,16 @@ fn write_file(
     Ok(total)
 }
 
-fn open(archive: &Path) -> Result<BufReader<File>, FetchError> {
+fn open(archive: &Path) -> Result<BufReader<File>, ExtractError> {
     File::open(archive)
         .map(BufReader::new)
-        .map_err(|source| FetchError::Io { path: archive.to_owned(), source })
+        .map_err(|source| ExtractError::Io { path: archive.to_owned(), source })
 }
 
 /// Reading errors inside an archive are archive errors (damaged data), not I/O on `dest`.
-fn reading(archive: &Path, e: FetchError) -> FetchError {
+fn reading(archive: &Path, e: ExtractError) -> ExtractError {
     match e {
-        FetchError::Io { path, source } => {
+        ExtractError::Io { path, source } => {
             archive_err(archive, format!("extracting to {}: {source}", path.display()))
         }
         other => other,
@@ -174,7 +178,7 @@ fn extract_zip(
     dest: &Path,
     limit: Limit<'_>,
     progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, FetchError> {
+) -> Result<Vec<PathBuf>, ExtractError> {
     let mut zip = zip::ZipArchive::new(open(archive)?).map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
     for i in 0..zip.len() {
@@ -212,7 +216,7 @@ fn extract_tar(
     dest: &Path,
     limit: Limit<'_>,
     progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, FetchError> {
+) -> Result<Vec<PathBuf>, ExtractError> {
     let mut tar = tar::Archive::new(decoded);
     let entries = tar.entries().map_err(|e| archive_err(archive, e))?;
     let mut files = Vec::new();
@@ -241,7 +245,7 @@ fn extract_gz(
     dest: &Path,
     limit: Limit<'_>,
     progress: &dyn Progress,
-) -> Result<Vec<PathBuf>, FetchError> {
+) -> Result<Vec<PathBuf>, ExtractError> {
     let name = archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = match name.len().checked_sub(3) {
         Some(cut) if name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".gz") => {
@@ -257,7 +261,7 @@ fn extract_gz(
     Ok(vec![rel])
 }
 
-fn extract_rar(archive: &Path, dest: &Path, limit: Limit<'_>) -> Result<Vec<PathBuf>, FetchError> {
+fn extract_rar(archive: &Path, dest: &Path, limit: Limit<'_>) -> Result<Vec<PathBuf>, ExtractError> {
     let rar_err = |e: unrar::error::UnrarError| archive_err(archive, e);
     let mut open = unrar::Archive::new(archive).open_for_processing().map_err(rar_err)?;
     let mut files = Vec::new();
@@ -281,7 +285,7 @@ fn extract_rar(archive: &Path, dest: &Path, limit: Limit<'_>) -> Result<Vec<Path
                 let next = header.extract_to(&target).map_err(rar_err)?;
                 let written = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
                 if let Err(e) = limit.check(&name, written) {
-                    crate::cache::remove_quietly(&target);
+                    remove_quietly(&target);
                     return Err(e);
                 }
                 next
@@ -363,7 +367,7 @@ mod tests {
         std::fs::write(&a, b"BZh91AY&SY not really").unwrap();
         assert!(matches!(
             extract(&a, ArchiveFormat::TarBz2, &dir.path().join("o3"), &NoProgress),
-            Err(FetchError::Archive { .. })
+            Err(ExtractError::Archive { .. })
         ));
     }
 
@@ -396,7 +400,7 @@ mod tests {
         std::fs::write(&evil, zip_bytes(&[("ok.txt", b"ok"), ("../evil", b"boom")])).unwrap();
         let out2 = dir.path().join("sub/out2");
         let e = extract(&evil, ArchiveFormat::Zip, &out2, &NoProgress).unwrap_err();
-        assert!(matches!(&e, FetchError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
+        assert!(matches!(&e, ExtractError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
         assert!(!dir.path().join("sub/evil").exists());
         assert!(!dir.path().join("evil").exists());
     }
@@ -434,7 +438,7 @@ mod tests {
         bytes.truncate(bytes.len() / 2);
         std::fs::write(&bad, bytes).unwrap();
         let e = extract(&bad, ArchiveFormat::Gz, &out, &NoProgress).unwrap_err();
-        assert!(matches!(e, FetchError::Archive { .. }), "{e}");
+        assert!(matches!(e, ExtractError::Archive { .. }), "{e}");
     }
 
     /// `data/version.rar` of the `unrar` crate's test suite (MIT OR Apache-2.0): a RAR 2.9
@@ -479,7 +483,7 @@ mod tests {
 
         std::fs::write(&a, rar_renamed(b"../evil")).unwrap();
         let e = extract(&a, ArchiveFormat::Rar, &dir.path().join("sub/o3"), &NoProgress).unwrap_err();
-        assert!(matches!(&e, FetchError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
+        assert!(matches!(&e, ExtractError::Archive { .. }) && e.to_string().contains("../evil"), "{e}");
         assert!(!dir.path().join("sub/evil").exists());
     }
 
@@ -498,7 +502,7 @@ mod tests {
             let out = dir.path().join(format!("out{i}"));
             let e = extract_limited(&a, format, &out, 10_000, &NoProgress).unwrap_err();
             let msg = e.to_string();
-            assert!(matches!(e, FetchError::Archive { .. }), "{format:?}: {msg}");
+            assert!(matches!(e, ExtractError::Archive { .. }), "{format:?}: {msg}");
             assert!(msg.contains("big.txt") && msg.contains("10000 bytes"), "{format:?}: {msg}");
             let written: u64 = walk(&out).iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
             assert!(written <= 10_002, "{format:?}: {written} bytes written");
@@ -537,7 +541,7 @@ mod tests {
             ArchiveFormat::Rar,
         ] {
             let e = extract(&a, f, &dir.path().join("o"), &NoProgress).unwrap_err();
-            assert!(matches!(e, FetchError::Archive { .. }), "{f:?}: {e}");
+            assert!(matches!(e, ExtractError::Archive { .. }), "{f:?}: {e}");
         }
     }
 }
