@@ -111,8 +111,9 @@ impl ParamInfo {
         self.verdict(ok, word)
     }
 
-    /// Checks a value as serialised by serde (`serde_json`), whatever its kind: the check
-    /// of [`check_table`], and of values that reach a table without a typed field.
+    /// Checks a value as serialised by serde (`serde_json`), whatever its kind: the check of
+    /// [`check_table`](crate::check_table), and of values that reach a table without a typed
+    /// field.
     pub fn check_json(&self, value: &serde_json::Value) -> Result<()> {
         match (self.range, value) {
             (ParamRange::Real { .. }, v) if v.is_number() => self.check_real(v.as_f64().unwrap_or(f64::NAN)),
