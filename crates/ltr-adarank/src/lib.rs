@@ -16,10 +16,8 @@ use ltr_core::{
 use ltr_metrics::{EvalConfig, Metric};
 use serde::{Deserialize, Serialize};
 
-/// Metadata of AdaRank-MAP.
-pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo {
-    id: "adarank-map",
-    name: "AdaRank-MAP",
+/// What the two variants' metadata share: the paper and the method.
+const INFO_BASE: AlgorithmInfo = AlgorithmInfo {
     family: Family::Boosting,
     year: 2007,
     loss: LossType::Listwise,
@@ -29,18 +27,11 @@ pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo {
     ..AlgorithmInfo::DEFAULT
 };
 
+/// Metadata of AdaRank-MAP.
+pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo { id: "adarank-map", name: "AdaRank-MAP", ..INFO_BASE };
+
 /// Metadata of AdaRank-NDCG.
-pub const INFO_NDCG: AlgorithmInfo = AlgorithmInfo {
-    id: "adarank-ndcg",
-    name: "AdaRank-NDCG",
-    family: Family::Boosting,
-    year: 2007,
-    loss: LossType::Listwise,
-    optimizer: "boosting (query reweighting)",
-    reference: "J. Xu, H. Li. AdaRank: a boosting algorithm for information retrieval. SIGIR 2007, 391-398.",
-    small_settings: &["rounds=10"],
-    ..AlgorithmInfo::DEFAULT
-};
+pub const INFO_NDCG: AlgorithmInfo = AlgorithmInfo { id: "adarank-ndcg", name: "AdaRank-NDCG", ..INFO_BASE };
 
 /// Hyperparameters of AdaRank-MAP (`adarank-map`): `E(q, f)` is the average precision of
 /// query `q` ranked by `f`.

@@ -43,7 +43,8 @@ pub use error::{Error, Result};
 pub use fs::write_atomic;
 pub use info::{AlgorithmInfo, Family, FeatureScale, LossType, ScaleLimit};
 pub use order::rank_order;
-pub use params::{ParamInfo, ParamRange, ReadmeRow, check_readme, check_table, param_info, readme_rows};
+pub use params::range::{ParamInfo, ParamRange};
+pub use params::{ReadmeRow, check_readme, check_table, param_info, readme_rows};
 pub use seed::{Rng, derive_seed, derive_seed_from_values};
 pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
 pub use traits::{

@@ -13,10 +13,10 @@
 pub mod interval;
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
+    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Result, Rng,
     Validation, param_info, param_table,
 };
-use ltr_trees::{BaseTreeParams, BoostConfig, Ensemble, Objective, boost};
+use ltr_trees::{BaseTreeParams, BoostConfig, Objective, TreeModel, boost};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -245,48 +245,15 @@ impl Objective for IntervalObjective<'_> {
     }
 }
 
-/// A fitted IntervalRank model: an additive ensemble of regression trees.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct IntervalRankModel {
-    /// The trees.
-    pub ensemble: Ensemble,
-}
-
-impl IntervalRankModel {
-    /// A readable dump of every tree.
-    pub fn dump(&self) -> String {
-        self.ensemble.dump()
-    }
-}
-
-impl Ranker for IntervalRankModel {
-    fn n_features(&self) -> usize {
-        self.ensemble.n_features
-    }
-
-    fn check(&self) -> Result<()> {
-        Ranker::check(&self.ensemble)
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        self.ensemble.score_row(row)
-    }
-
-    fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
-        self.ensemble.score(data, out)
-    }
-
-    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
-        self.ensemble.feature_weights()
-    }
-}
+/// A fitted IntervalRank model: an additive ensemble of regression trees on raw features (the
+/// tree rankers' one model type; its JSON is the ensemble's).
+pub type IntervalRankModel = TreeModel;
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use ltr_core::DatasetBuilder;
+    use ltr_core::{DatasetBuilder, Ranker};
 
     /// The default parameters with `edit` applied to the tree keys.
     fn tree(edit: impl FnOnce(&mut BaseTreeParams)) -> IntervalRankParams {

@@ -19,10 +19,10 @@
 mod objective;
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
-    Validation, param_table,
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+    param_table,
 };
-use ltr_trees::{BoostConfig, Ensemble, TreeParams, boost};
+use ltr_trees::{BoostConfig, TreeModel, TreeParams, boost};
 use serde::{Deserialize, Serialize};
 
 pub use objective::LambdaObjective;
@@ -136,46 +136,13 @@ impl Learner for LambdaMart {
     }
 }
 
-/// A fitted LambdaMART model: an additive ensemble of regression trees on raw features.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct LambdaMartModel {
-    /// The trees.
-    pub ensemble: Ensemble,
-}
-
-impl LambdaMartModel {
-    /// A readable dump of every tree.
-    pub fn dump(&self) -> String {
-        self.ensemble.dump()
-    }
-}
-
-impl Ranker for LambdaMartModel {
-    fn n_features(&self) -> usize {
-        self.ensemble.n_features
-    }
-
-    fn check(&self) -> Result<()> {
-        Ranker::check(&self.ensemble)
-    }
-
-    fn score_row(&self, row: &[f32]) -> f64 {
-        self.ensemble.score_row(row)
-    }
-
-    fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
-        self.ensemble.score(data, out)
-    }
-
-    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
-        self.ensemble.feature_weights()
-    }
-}
+/// A fitted LambdaMART model: an additive ensemble of regression trees on raw features (the
+/// tree rankers' one model type; its JSON is the ensemble's).
+pub type LambdaMartModel = TreeModel;
 
 #[cfg(test)]
 mod tests {
-    use ltr_core::DatasetBuilder;
+    use ltr_core::{DatasetBuilder, Ranker};
 
     use super::*;
 

@@ -140,6 +140,40 @@ impl Params for ListMleParams {
     }
 }
 
+/// `fit_with_report` and [`Learner`] for a validated listwise learner (a type with a field
+/// `settings: NetworkParams<_>`): the network loop of `ltr-neural` with the objective the
+/// closure-like last argument builds from the learner and the training set.
+macro_rules! listwise_learner {
+    ($learner:ty, $info:expr, |$this:ident, $train:ident| $objective:expr) => {
+        impl $learner {
+            /// Fits and also reports what training did.
+            pub fn fit_with_report(
+                &self,
+                train: &Dataset,
+                valid: Option<&Validation<'_>>,
+                rng: &mut Rng,
+            ) -> Result<(NeuralModel, TrainReport)> {
+                let ($this, $train) = (self, train);
+                let mut objective = $objective;
+                ltr_neural::train($info.id, train, valid, &self.settings, &mut objective, rng)
+            }
+        }
+
+        impl Learner for $learner {
+            type Model = NeuralModel;
+
+            fn fit(
+                &self,
+                train: &Dataset,
+                valid: Option<&Validation<'_>>,
+                rng: &mut Rng,
+            ) -> Result<NeuralModel> {
+                self.fit_with_report(train, valid, rng).map(|(m, _)| m)
+            }
+        }
+    };
+}
+
 /// Validated ListNet settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListNet {
@@ -147,26 +181,7 @@ pub struct ListNet {
     settings: NetworkParams<ListNetDefaults>,
 }
 
-impl ListNet {
-    /// Fits and also reports what training did.
-    pub fn fit_with_report(
-        &self,
-        train: &Dataset,
-        valid: Option<&Validation<'_>>,
-        rng: &mut Rng,
-    ) -> Result<(NeuralModel, TrainReport)> {
-        let mut objective = ListNetObjective::new(train, self.transform);
-        ltr_neural::train(INFO_LISTNET.id, train, valid, &self.settings, &mut objective, rng)
-    }
-}
-
-impl Learner for ListNet {
-    type Model = NeuralModel;
-
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<NeuralModel> {
-        self.fit_with_report(train, valid, rng).map(|(m, _)| m)
-    }
-}
+listwise_learner!(ListNet, INFO_LISTNET, |this, train| ListNetObjective::new(train, this.transform));
 
 /// Validated ListMLE settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,26 +189,7 @@ pub struct ListMle {
     settings: NetworkParams<ListNetDefaults>,
 }
 
-impl ListMle {
-    /// Fits and also reports what training did.
-    pub fn fit_with_report(
-        &self,
-        train: &Dataset,
-        valid: Option<&Validation<'_>>,
-        rng: &mut Rng,
-    ) -> Result<(NeuralModel, TrainReport)> {
-        let mut objective = ListMleObjective::new(train);
-        ltr_neural::train(INFO_LISTMLE.id, train, valid, &self.settings, &mut objective, rng)
-    }
-}
-
-impl Learner for ListMle {
-    type Model = NeuralModel;
-
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<NeuralModel> {
-        self.fit_with_report(train, valid, rng).map(|(m, _)| m)
-    }
-}
+listwise_learner!(ListMle, INFO_LISTMLE, |_this, train| ListMleObjective::new(train));
 
 /// The largest value of a slice (`-inf` for an empty one).
 fn max_of(v: &[f64]) -> f64 {

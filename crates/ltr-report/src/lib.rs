@@ -22,6 +22,7 @@
 pub mod aggregate;
 pub mod check;
 pub mod json;
+mod markdown;
 pub mod per_query;
 pub mod plot;
 pub mod published;
@@ -40,8 +41,9 @@ use ltr_runner::store::{CellCheck, CellRecord, CellTiming, ResultStore, cell_key
 
 pub use aggregate::{Aggregate, FoldRow, METRICS};
 pub use check::{CheckOutcome, MeanRow, MeansFile, Moved, compare};
+pub use markdown::escape_markdown;
 pub use published::{Published, PublishedRow};
-pub use render::{describe, escape_markdown, varied_params};
+pub use render::{describe, varied_params};
 pub use significance::{Significance, SignificanceConfig};
 pub use values::MetricValues;
 

@@ -8,6 +8,7 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use crate::aggregate::{Aggregate, FoldRow, METRICS};
+use crate::markdown::{escape_markdown, header_label};
 use crate::{ReportInput, algorithm_info, ordered_cells};
 
 fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
@@ -19,32 +20,6 @@ fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
     let mut t = b.build();
     t.with(Style::markdown());
     t.to_string() + "\n"
-}
-
-/// `s` as literal markdown text, safe in a table cell and in running text: what the CSV
-/// carries, the markdown shows. Every character markdown could read as syntax is
-/// backslash-escaped (`|` would end the cell, `\` would escape what follows, and `*` `_`
-/// `` ` `` `[` `]` `<` `>` `~` `&` `$` would start emphasis, code, a link, HTML,
-/// strikethrough, an entity or math), and a line break is `<br>` (a raw one would end the
-/// table row).
-pub fn escape_markdown(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                chars.next_if_eq(&'\n');
-                out.push_str("<br>");
-            }
-            '\n' => out.push_str("<br>"),
-            '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '~' | '&' | '$' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// `s` as inline code (a file path), unless it holds a character a code span cannot show
@@ -60,18 +35,6 @@ fn code(s: &str) -> String {
 /// Escaped names joined with `, `.
 fn escaped_list<S: AsRef<str>>(names: &[S]) -> String {
     names.iter().map(|n| escape_markdown(n.as_ref())).collect::<Vec<_>>().join(", ")
-}
-
-/// A metric's column header (`NDCG@10`, `P@3`, `MAP`).
-pub(crate) fn header_label(metric: Metric) -> String {
-    match metric {
-        Metric::Map => "MAP".into(),
-        Metric::Mrr => "MRR".into(),
-        Metric::MeanNdcg => "MeanNDCG".into(),
-        Metric::Ndcg(k) => format!("NDCG@{k}"),
-        Metric::Precision(k) => format!("P@{k}"),
-        Metric::Err(k) => format!("ERR@{k}"),
-    }
 }
 
 /// The metrics of the published-numbers tables (papers rarely report P@k).

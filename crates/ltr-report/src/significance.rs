@@ -426,13 +426,13 @@ impl Significance {
         let (Some(order), Some(base)) = (self.order.get(dataset), self.baselines.get(dataset)) else {
             return String::new();
         };
-        let esc = crate::render::escape_markdown;
+        let esc = crate::markdown::escape_markdown;
         let legend: Vec<String> =
             order.iter().enumerate().map(|(i, a)| format!("{} = {}", letter(i), esc(a))).collect();
         let mut md = format!("Letters: {}. Baseline: {}.\n\n", legend.join(", "), esc(base));
         let mut header = vec!["Algorithm".to_owned()];
         for m in metrics {
-            header.push(format!("Δ {} [95% CI]", crate::render::header_label(*m)));
+            header.push(format!("Δ {} [95% CI]", crate::markdown::header_label(*m)));
             header.push("d".into());
             header.push("p (Holm)".into());
         }

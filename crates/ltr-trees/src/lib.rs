@@ -13,7 +13,8 @@
 //!   tree per column per round (McRank's multi-class boosting).
 //! * [`Ensemble`] / [`Tree`]: the fitted model on raw `f32` features (real-valued
 //!   thresholds, not bin ids), serde-serialisable (JSON round trips bit for bit), with a
-//!   readable [`Ensemble::dump`]. `Ensemble` implements [`ltr_core::Ranker`].
+//!   readable [`Ensemble::dump`]. `Ensemble` implements [`ltr_core::Ranker`]; [`TreeModel`]
+//!   is the fitted model of the one-column rankers (LambdaMART, IntervalRank).
 //!
 //! * [`TreeParams`] / [`BaseTreeParams`]: the rankers' tree keys (fields, defaults, table rows,
 //!   forwarding to [`BoostConfig`]), embedded flat in each ranker's parameters.
@@ -35,4 +36,4 @@ pub use boost::{
 pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, rows};
 pub use learner::TreeLearner;
 pub use params::{BaseTreeParams, TreeParams};
-pub use tree::{Ensemble, Tree};
+pub use tree::{Ensemble, Tree, TreeModel};

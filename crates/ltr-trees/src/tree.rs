@@ -269,6 +269,45 @@ impl Ranker for Ensemble {
     }
 }
 
+/// A fitted model of one score column (LambdaMART, IntervalRank): an additive ensemble of
+/// regression trees on raw features. It serialises as its ensemble alone, and scores,
+/// checks and reports feature weights as the ensemble does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TreeModel {
+    /// The trees.
+    pub ensemble: Ensemble,
+}
+
+impl TreeModel {
+    /// A readable dump of every tree.
+    pub fn dump(&self) -> String {
+        self.ensemble.dump()
+    }
+}
+
+impl Ranker for TreeModel {
+    fn n_features(&self) -> usize {
+        self.ensemble.n_features
+    }
+
+    fn check(&self) -> Result<()> {
+        Ranker::check(&self.ensemble)
+    }
+
+    fn score_row(&self, row: &[f32]) -> f64 {
+        self.ensemble.score_row(row)
+    }
+
+    fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
+        self.ensemble.score(data, out)
+    }
+
+    fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
+        self.ensemble.feature_weights()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
