@@ -53,6 +53,7 @@ algorithms! {
     rankcosine => "rankcosine",
     cascade => "cascade",
     mcrank => "mcrank",
+    gbrank => "gbrank",
 }
 
 /// How far a committed report's number may be from the protocol's.
