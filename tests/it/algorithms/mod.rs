@@ -54,6 +54,7 @@ algorithms! {
     cascade => "cascade",
     mcrank => "mcrank",
     gbrank => "gbrank",
+    qbrank => "qbrank",
 }
 
 /// How far a committed report's number may be from the protocol's.
