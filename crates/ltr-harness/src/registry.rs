@@ -207,6 +207,8 @@ registry! {
     RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO;
     Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO;
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
+    GbRank => "gbrank", ltr_gbrank::GbRankParams, ltr_gbrank::INFO_GBRANK;
+    QbRank => "qbrank", ltr_gbrank::QbRankParams, ltr_gbrank::INFO_QBRANK;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

@@ -53,6 +53,8 @@ algorithms! {
     rankcosine => "rankcosine",
     cascade => "cascade",
     mcrank => "mcrank",
+    gbrank => "gbrank",
+    qbrank => "qbrank",
 }
 
 /// How far a committed report's number may be from the protocol's.
