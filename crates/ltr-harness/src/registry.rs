@@ -208,6 +208,7 @@ registry! {
     Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO;
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
     RankRls => "rankrls", ltr_rankrls::RankRlsParams, ltr_rankrls::INFO;
+    Slr => "slr", ltr_slr::SlrParams, ltr_slr::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
@@ -631,7 +632,8 @@ mod tests {
                 "ir-svm",
                 "ranklr",
                 "fenchelrank",
-                "rankrls"
+                "rankrls",
+                "slr"
             ]
         );
     }

@@ -5,8 +5,8 @@
 //! wraps a [`LinearModel`] a ranker scoring as it does, and [`learner_of_fit_with_stats!`] a
 //! learner with a `fit_with_stats` method a [`ltr_core::Learner`].
 //!
-//! Used by ridge regression and PRank (`ltr-pointwise`), RankSVM, IR SVM, CRR, PCRank and
-//! RankLR. Every
+//! Used by ridge regression and PRank (`ltr-pointwise`), RankSVM, IR SVM, CRR, PCRank,
+//! RankLR, RankRLS and SLR. Every
 //! floating-point operation keeps one fixed order, so a model fitted twice is bit-identical.
 //! This crate does no I/O.
 

@@ -1,5 +1,6 @@
 //! Damped Newton's method for the smooth, strictly convex objectives of the linear learners
-//! (RankLR's pairwise logit loss), and the logistic loss.
+//! (RankLR's pairwise logit loss, the logistic regressions of SLR), and the logistic loss
+//! they share.
 //!
 //! Each iteration factors the `d x d` Hessian by Cholesky ([`crate::cholesky`]), takes the
 //! step `delta = -H^{-1} g` with backtracking (Armijo constant `1e-4`, halving, at most 60

@@ -54,6 +54,7 @@ algorithms! {
     cascade => "cascade",
     mcrank => "mcrank",
     rankrls => "rankrls",
+    slr => "slr",
 }
 
 /// How far a committed report's number may be from the protocol's.
