@@ -209,6 +209,7 @@ registry! {
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
     RankRls => "rankrls", ltr_rankrls::RankRlsParams, ltr_rankrls::INFO;
     Slr => "slr", ltr_slr::SlrParams, ltr_slr::INFO;
+    RankGp => "rankgp", ltr_rankgp::RankGpParams, ltr_rankgp::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

@@ -55,6 +55,7 @@ algorithms! {
     mcrank => "mcrank",
     rankrls => "rankrls",
     slr => "slr",
+    rankgp => "rankgp",
 }
 
 /// How far a committed report's number may be from the protocol's.
