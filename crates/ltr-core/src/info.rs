@@ -17,6 +17,9 @@ pub enum Family {
     /// Neural networks.
     #[serde(rename = "ANN")]
     Ann,
+    /// Evolutionary search: genetic algorithms and genetic programming (the survey's
+    /// optimiser "GA").
+    Evolutionary,
 }
 
 impl std::fmt::Display for Family {
@@ -27,6 +30,7 @@ impl std::fmt::Display for Family {
             Self::Boosting => "Boosting",
             Self::Trees => "Trees",
             Self::Ann => "ANN",
+            Self::Evolutionary => "Evolutionary",
         })
     }
 }

@@ -209,6 +209,9 @@ registry! {
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
     GbRank => "gbrank", ltr_gbrank::GbRankParams, ltr_gbrank::INFO_GBRANK;
     QbRank => "qbrank", ltr_gbrank::QbRankParams, ltr_gbrank::INFO_QBRANK;
+    RankRls => "rankrls", ltr_rankrls::RankRlsParams, ltr_rankrls::INFO;
+    Slr => "slr", ltr_slr::SlrParams, ltr_slr::INFO;
+    RankGp => "rankgp", ltr_rankgp::RankGpParams, ltr_rankgp::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
@@ -623,7 +626,18 @@ mod tests {
         // which the file's declared n_features must match.
         assert_eq!(
             without_indices,
-            ["regression", "prank", "ranksvm", "crr", "ranksvm-ensemble", "ir-svm", "ranklr", "fenchelrank"]
+            [
+                "regression",
+                "prank",
+                "ranksvm",
+                "crr",
+                "ranksvm-ensemble",
+                "ir-svm",
+                "ranklr",
+                "fenchelrank",
+                "rankrls",
+                "slr"
+            ]
         );
     }
 

@@ -37,8 +37,7 @@
 //! oracle still suffice). The validation split is not used.
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Result, Rng,
-    Validation, param_info,
+    AlgorithmInfo, Dataset, Error, Family, Grade, LossType, ParamInfo, Params, Result, param_info,
 };
 use ltr_linear::LinearModel;
 use ltr_metrics::EvalConfig;
@@ -286,18 +285,12 @@ impl IrSvm {
     }
 }
 
-impl Learner for IrSvm {
-    type Model = LinearModel;
-
-    fn fit(&self, train: &Dataset, _valid: Option<&Validation<'_>>, _rng: &mut Rng) -> Result<LinearModel> {
-        self.fit_with_stats(train).map(|(m, _)| m)
-    }
-}
+ltr_linear::learner_of_fit_with_stats!(IrSvm);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use ltr_core::{Convention, Ranker};
+    use ltr_core::{Convention, Learner, Ranker, Rng};
     use ltr_testkit::dataset;
 
     use super::*;

@@ -1,14 +1,18 @@
 //! What the linear learners share: the model `w.x + b` ([`LinearModel`]), the dot products
-//! ([`dot`], and [`dot_lanes`] for vectorised hot loops), dense Cholesky factorisation and triangular solves ([`cholesky`]), and the outer
-//! loop of an iterative learner with validation checkpoints ([`sgd`]); [`ranker_of_linear!`]
-//! makes a model that wraps a [`LinearModel`] a ranker scoring as it does.
+//! ([`dot`], and [`dot_lanes`] for vectorised hot loops), dense Cholesky factorisation and triangular solves ([`cholesky`]), damped
+//! Newton's method with the logistic loss ([`newton`]), and the outer loop of an iterative
+//! learner with validation checkpoints ([`sgd`]); [`ranker_of_linear!`] makes a model that
+//! wraps a [`LinearModel`] a ranker scoring as it does, and [`learner_of_fit_with_stats!`] a
+//! learner with a `fit_with_stats` method a [`ltr_core::Learner`].
 //!
-//! Used by ridge regression and PRank (`ltr-pointwise`), RankSVM, CRR and PCRank. Every
+//! Used by ridge regression and PRank (`ltr-pointwise`), RankSVM, IR SVM, CRR, PCRank,
+//! RankLR, RankRLS and SLR. Every
 //! floating-point operation keeps one fixed order, so a model fitted twice is bit-identical.
 //! This crate does no I/O.
 
 pub mod cholesky;
 mod model;
+pub mod newton;
 pub mod sgd;
 
 pub use cholesky::PivotFloor;

@@ -82,6 +82,40 @@ macro_rules! ranker_of_linear {
     };
 }
 
+/// Implements [`ltr_core::Learner`] for a learner with an inherent method
+/// `fit_with_stats(&self, &Dataset) -> Result<(LinearModel, Stats)>` that needs neither the
+/// validation split nor randomness: [`ltr_core::Learner::fit`] keeps the model and drops the
+/// diagnostics. With `prepare = method`, [`ltr_core::Learner::prepare`] calls
+/// `self.method(train)` and drops its value (what a grid's fits share, cached in `train`).
+///
+/// ```ignore
+/// ltr_linear::learner_of_fit_with_stats!(RankLr);
+/// ltr_linear::learner_of_fit_with_stats!(RankRls, prepare = system);
+/// ```
+#[macro_export]
+macro_rules! learner_of_fit_with_stats {
+    ($learner:ty $(, prepare = $prepare:ident)?) => {
+        impl $crate::__ltr_core::Learner for $learner {
+            type Model = $crate::LinearModel;
+
+            fn fit(
+                &self,
+                train: &$crate::__ltr_core::Dataset,
+                _valid: Option<&$crate::__ltr_core::Validation<'_>>,
+                _rng: &mut $crate::__ltr_core::Rng,
+            ) -> $crate::__ltr_core::Result<$crate::LinearModel> {
+                self.fit_with_stats(train).map(|(model, _)| model)
+            }
+
+            $(
+                fn prepare(&self, train: &$crate::__ltr_core::Dataset) -> $crate::__ltr_core::Result<()> {
+                    self.$prepare(train).map(|_| ())
+                }
+            )?
+        }
+    };
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -33,11 +33,9 @@
 
 mod objective;
 
-use ltr_core::{
-    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
-    param_info,
-};
-use ltr_linear::{LinearModel, PivotFloor, cholesky, dot};
+use ltr_core::{AlgorithmInfo, Dataset, Error, Family, LossType, ParamInfo, Params, Result, param_info};
+use ltr_linear::newton::{self, NewtonConfig, SmoothObjective};
+use ltr_linear::{LinearModel, PivotFloor, dot};
 use serde::{Deserialize, Serialize};
 
 use crate::objective::{AllPairs, Approximate, Objective};
@@ -138,18 +136,20 @@ pub struct FitStats {
     pub bias: Vec<f64>,
 }
 
-/// Damped Newton on `1/2 |w|^2 + coef R(w)`.
-fn newton(
-    obj: &mut dyn Objective,
-    d: usize,
+/// `1/2 |w|^2 + coef R(w)` for a loss term `R`.
+struct Regularised<'o> {
+    obj: &'o mut dyn Objective,
     coef: f64,
-    max_iter: usize,
-    tol: f64,
-) -> Result<(Vec<f64>, f64, usize, bool)> {
-    let value = |obj: &mut dyn Objective, w: &[f64]| 0.5 * dot(w, w) + coef * obj.eval(w, None);
-    let (mut g, mut h) = (vec![0.0; d], vec![0.0; d * d]);
-    let derivs = |obj: &mut dyn Objective, w: &[f64], g: &mut [f64], h: &mut [f64]| {
-        let f = 0.5 * dot(w, w) + coef * obj.eval(w, Some((&mut *g, &mut *h)));
+}
+
+impl SmoothObjective for Regularised<'_> {
+    fn value(&mut self, w: &[f64]) -> f64 {
+        0.5 * dot(w, w) + self.coef * self.obj.eval(w, None)
+    }
+
+    fn derivs(&mut self, w: &[f64], g: &mut [f64], h: &mut [f64]) -> f64 {
+        let (d, coef) = (w.len(), self.coef);
+        let f = 0.5 * dot(w, w) + coef * self.obj.eval(w, Some((&mut *g, &mut *h)));
         for (gk, &wk) in g.iter_mut().zip(w) {
             *gk = wk + coef * *gk;
         }
@@ -160,53 +160,22 @@ fn newton(
             h[a * d + a] += 1.0;
         }
         f
-    };
-    let mut w = vec![0.0; d];
-    let mut f = derivs(obj, &w, &mut g, &mut h);
-    let (mut iterations, mut converged) = (0, false);
-    let mut trial = vec![0.0; d];
-    while iterations < max_iter {
-        if !f.is_finite() {
-            return Err(Error::fit(INFO.id, "the objective is not finite (non-finite feature values?)"));
-        }
-        let neg_g: Vec<f64> = g.iter().map(|x| -x).collect();
-        // H >= I: a failing pivot means non-finite entries.
-        let delta = cholesky::solve(&h, &neg_g, PivotFloor::Largest(0.0))
-            .map_err(|e| Error::fit(INFO.id, format!("Newton system: {e}")))?;
-        let decrement = dot(&neg_g, &delta);
-        if decrement.is_nan() || decrement <= tol * f {
-            converged = true;
-            break;
-        }
-        iterations += 1;
-        ltr_core::progress::tick(iterations, max_iter, "iterations");
-        let mut t = 1.0;
-        let mut accepted = false;
-        for _ in 0..60 {
-            for ((x, &wk), &dk) in trial.iter_mut().zip(&w).zip(&delta) {
-                *x = wk + t * dk;
-            }
-            let ft = value(obj, &trial);
-            // Near the optimum the decrease falls below the rounding of F: the full Newton
-            // step is then taken as long as F does not visibly grow.
-            let rounding = t == 1.0 && decrement <= 1e-10 * f && ft <= f + 4.0 * f64::EPSILON * f;
-            if ft <= f - 1e-4 * t * decrement || rounding {
-                accepted = true;
-                break;
-            }
-            t *= 0.5;
-        }
-        if !accepted {
-            // No decrease representable along the Newton direction: at the optimum to
-            // rounding.
-            converged = true;
-            break;
-        }
-        std::mem::swap(&mut w, &mut trial);
-        f = derivs(obj, &w, &mut g, &mut h);
-        log::trace!("ranklr: iteration {iterations}: F {f:.12e}, step {t}, decrement {decrement:.3e}");
     }
-    Ok((w, f, iterations, converged))
+}
+
+/// Damped Newton on `1/2 |w|^2 + coef R(w)` from `w = 0`.
+fn newton(
+    obj: &mut dyn Objective,
+    d: usize,
+    coef: f64,
+    max_iter: usize,
+    tol: f64,
+) -> Result<(Vec<f64>, f64, usize, bool)> {
+    // H >= I: a failing pivot means non-finite entries.
+    let config = NewtonConfig { max_iter, tol, floor: PivotFloor::Largest(0.0), name: INFO.id };
+    let out = newton::minimize(&mut Regularised { obj, coef }, vec![0.0; d], &config)
+        .map_err(|e| Error::fit(INFO.id, e.to_string()))?;
+    Ok((out.w, out.objective, out.iterations, out.converged))
 }
 
 impl RankLr {
@@ -254,21 +223,17 @@ impl RankLr {
     }
 }
 
-impl Learner for RankLr {
-    type Model = LinearModel;
-
-    fn fit(&self, train: &Dataset, _valid: Option<&Validation<'_>>, _rng: &mut Rng) -> Result<LinearModel> {
-        self.fit_with_stats(train).map(|(m, _)| m)
-    }
-}
+ltr_linear::learner_of_fit_with_stats!(RankLr);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use ltr_core::Ranker;
+    use ltr_core::{Learner, Ranker, Rng};
     use ltr_testkit::dataset;
 
-    use super::objective::{logit_loss, sigma_neg, weighted_median};
+    use ltr_linear::newton::{logit_loss, sigma_neg};
+
+    use super::objective::weighted_median;
     use super::*;
 
     fn fit(c: f64, pairs: Pairs, data: &Dataset) -> (LinearModel, FitStats) {
@@ -277,17 +242,6 @@ mod tests {
             .unwrap()
             .fit_with_stats(data)
             .unwrap()
-    }
-
-    #[test]
-    fn logit_loss_and_sigmoid_are_stable() {
-        assert!((logit_loss(0.0) - std::f64::consts::LN_2).abs() < 1e-16);
-        assert_eq!(logit_loss(800.0), 0.0);
-        assert_eq!(logit_loss(-800.0), 800.0);
-        assert!((logit_loss(2.0) - (1.0 + (-2.0f64).exp()).ln()).abs() < 1e-15);
-        assert_eq!(sigma_neg(0.0), 0.5);
-        assert_eq!(sigma_neg(800.0), 0.0);
-        assert_eq!(sigma_neg(-800.0), 1.0);
     }
 
     #[test]

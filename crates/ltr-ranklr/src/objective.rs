@@ -15,35 +15,13 @@
 
 use ltr_core::Dataset;
 use ltr_linear::dot;
+use ltr_linear::newton::{add_outer_lower, logit_loss, sigma_neg};
 
 /// A loss term `R(w)` of the training set.
 pub(crate) trait Objective {
     /// `R(w)`; with `derivs = Some((g, h))` also its gradient into `g` (`d`) and Hessian into
     /// the lower triangle of `h` (row-major `d x d`), both overwritten.
     fn eval(&mut self, w: &[f64], derivs: Option<(&mut [f64], &mut [f64])>) -> f64;
-}
-
-/// `L(m) = ln(1 + e^{-m})`, without overflow for either sign.
-#[inline]
-pub(crate) fn logit_loss(m: f64) -> f64 {
-    if m > 0.0 { (-m).exp().ln_1p() } else { -m + m.exp().ln_1p() }
-}
-
-/// `sigma(-m) = 1 / (1 + e^m) = -L'(m)`.
-#[inline]
-pub(crate) fn sigma_neg(m: f64) -> f64 {
-    1.0 / (1.0 + m.exp())
-}
-
-/// Adds `c * x y^T` to the lower triangle of `h` (`d x d`).
-#[inline]
-fn add_outer_lower(h: &mut [f64], d: usize, c: f64, x: &[f64], y: &[f64]) {
-    for a in 0..d {
-        let ca = c * x[a];
-        for (hb, &yb) in h[a * d..a * d + a + 1].iter_mut().zip(y) {
-            *hb += ca * yb;
-        }
-    }
 }
 
 /// One query's documents grouped by grade, ascending (`docs[bounds[l]..bounds[l + 1]]` is

@@ -55,6 +55,9 @@ algorithms! {
     mcrank => "mcrank",
     gbrank => "gbrank",
     qbrank => "qbrank",
+    rankrls => "rankrls",
+    slr => "slr",
+    rankgp => "rankgp",
 }
 
 /// How far a committed report's number may be from the protocol's.
@@ -219,6 +222,38 @@ pub fn assert_thread_count_invariant(c: Collection, id: &str, settings: &[&str])
     let back: AnyModel = serde_json::from_str(&json).unwrap();
     let (a, b) = (one.score_vec(&splits.test).unwrap(), back.score_vec(&splits.test).unwrap());
     assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{id}: JSON round trip");
+}
+
+/// Fold 1's test rankings of `label`, as the protocol selects its model, differ on some query
+/// from those of `other` and from the ranking by each single feature: the algorithm is not a
+/// wrapper of either (its rankings cannot then be theirs on all five folds).
+pub fn assert_not_a_wrapper(c: Collection, label: &str, other: &str) {
+    let s = c.setup();
+    let run = |l: &str| {
+        protocol::run_on_splits(&s.spec, s.data, 1, c.entry(l), &s.fold1)
+            .unwrap_or_else(|e| panic!("{l} on {} fold 1: {e}", c.dataset))
+            .test_scores
+    };
+    let test = &s.fold1.test;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut same = |x: &[f64], y: &[f64]| {
+        test.queries().all(|q| {
+            ltr_core::rank_order(&x[q.range()], &mut a);
+            ltr_core::rank_order(&y[q.range()], &mut b);
+            a == b
+        })
+    };
+    let ours = run(label);
+    assert!(!same(&ours, &run(other)), "{label} ranks every test query of {} like {other}", c.dataset);
+    for k in 0..test.n_features() {
+        let feature: Vec<f64> = test.rows().map(|r| f64::from(r[k])).collect();
+        assert!(
+            !same(&ours, &feature),
+            "{label} ranks every test query of {} by feature {}",
+            c.dataset,
+            k + 1
+        );
+    }
 }
 
 /// Runs fold 1 of `label` on the collection's dataset through the protocol, checks it against

@@ -1,0 +1,29 @@
+//! `rankrls`: RankRLS, regularised least squares over the within-query preference graph.
+//! Fold 1 of OHSUMED and MQ2008 exactly as reported; floors on the reported 5-fold means;
+//! rankings not RankLR's nor a single feature's.
+
+use ltr_metrics::Metric;
+
+use super::{LETOR3, LETOR4, assert_not_a_wrapper, fold_one};
+
+#[test]
+fn ohsumed_fold1_is_the_reported_cell() {
+    fold_one(LETOR3, "rankrls");
+}
+
+#[test]
+fn mq2008_fold1_is_the_reported_cell() {
+    fold_one(LETOR4, "rankrls");
+}
+
+#[test]
+fn reported_means_clear_the_floors() {
+    LETOR3.assert_floor("rankrls", Metric::Ndcg(10), 0.40);
+    LETOR4.assert_floor("rankrls", Metric::Ndcg(10), 0.21);
+}
+
+#[test]
+fn rankings_are_its_own() {
+    assert_not_a_wrapper(LETOR3, "rankrls", "ranklr");
+    assert_not_a_wrapper(LETOR4, "rankrls", "ranklr");
+}
