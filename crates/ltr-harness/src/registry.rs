@@ -804,6 +804,18 @@ mod tests {
         }
     }
 
+    /// An empty table is every algorithm's `Default`: a crate that flattens a shared
+    /// parameter struct and overrides one of its defaults in its own `Default` would otherwise
+    /// run specs with the shared struct's value for every key they leave out.
+    #[test]
+    fn an_empty_table_gives_every_algorithms_defaults() {
+        for info in ALGORITHMS {
+            let got = AlgoConfig::from_table(info.id, toml::Table::new()).unwrap().params_json();
+            let expected = AlgoConfig::default_for(info.id).unwrap().params_json();
+            assert_eq!(got, expected, "{}", info.id);
+        }
+    }
+
     #[test]
     fn a_table_is_joined_with_the_defaults_in_table_order() {
         const TABLE: &[ParamInfo] = &[
