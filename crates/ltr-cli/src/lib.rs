@@ -116,6 +116,9 @@ enum Command {
     /// limit, whether feature scales matter, and every parameter (default, valid range,
     /// meaning); `--format ids|tsv|json|markdown` for scripts and the README's table.
     Algorithms(cmd::algorithms::Args),
+    /// The survey's summary table mapped to the registry, with the datasets each algorithm has
+    /// reported numbers on (`reports/survey.md`).
+    Survey(cmd::survey::Args),
 }
 
 /// Entry point of the `ltr` binary.
@@ -154,6 +157,7 @@ pub fn main() -> ExitCode {
         Command::Cells(args) => cmd::cells::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Algorithms(args) => cmd::algorithms::run(args),
+        Command::Survey(args) => cmd::survey::run(args),
     };
     match result {
         Ok(code) => code,
