@@ -207,6 +207,7 @@ registry! {
     RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO;
     Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO;
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
+    SvmMap => "svm-map", ltr_svmmap::SvmMapParams, ltr_svmmap::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
@@ -621,7 +622,17 @@ mod tests {
         // which the file's declared n_features must match.
         assert_eq!(
             without_indices,
-            ["regression", "prank", "ranksvm", "crr", "ranksvm-ensemble", "ir-svm", "ranklr", "fenchelrank"]
+            [
+                "regression",
+                "prank",
+                "ranksvm",
+                "crr",
+                "ranksvm-ensemble",
+                "ir-svm",
+                "ranklr",
+                "fenchelrank",
+                "svm-map"
+            ]
         );
     }
 

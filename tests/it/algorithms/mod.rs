@@ -53,6 +53,7 @@ algorithms! {
     rankcosine => "rankcosine",
     cascade => "cascade",
     mcrank => "mcrank",
+    svm_map => "svm-map",
 }
 
 /// How far a committed report's number may be from the protocol's.
