@@ -208,6 +208,7 @@ registry! {
     Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO;
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
     SvmMap => "svm-map", ltr_svmmap::SvmMapParams, ltr_svmmap::INFO;
+    PermuRank => "permurank", ltr_permurank::PermuRankParams, ltr_permurank::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
@@ -631,7 +632,8 @@ mod tests {
                 "ir-svm",
                 "ranklr",
                 "fenchelrank",
-                "svm-map"
+                "svm-map",
+                "permurank"
             ]
         );
     }

@@ -54,6 +54,7 @@ algorithms! {
     cascade => "cascade",
     mcrank => "mcrank",
     svm_map => "svm-map",
+    permurank => "permurank",
 }
 
 /// How far a committed report's number may be from the protocol's.
