@@ -1,22 +1,27 @@
-//! The 1-slack cutting-plane method for the plain pair hinge (Joachims, "Training linear SVMs in
-//! linear time", KDD 2006; Joachims, Finley & Yu, "Cutting-plane training of structural SVMs",
-//! Machine Learning 77, 2009), in the form `svm_rank` runs by default (`-w 3`: 1-slack, dual QP,
-//! margin rescaling, `-l 1` swapped pairs).
+//! The 1-slack cutting-plane method (Joachims, "Training linear SVMs in linear time", KDD 2006;
+//! Joachims, Finley & Yu, "Cutting-plane training of structural SVMs", Machine Learning 77,
+//! 2009), for any structural SVM whose separation oracle implements [`SeparationOracle`]. For
+//! the plain pair hinge it runs in the form `svm_rank` runs by default (`-w 3`: 1-slack, dual
+//! QP, margin rescaling, `-l 1` swapped pairs); other structural SVMs (SVM-MAP, PermuRank) run
+//! it with their own oracles.
 //!
-//! Objective, with `H` the oracle's averaged pair hinge ([`crate::oracle`]):
+//! Objective, with `H` the oracle's loss averaged over the `Q` training queries (for the pair
+//! hinge, [`crate::oracle`]):
 //!
 //! ```text
-//! F(w) = 1/2 |w|^2 + c H(w),   H(w) = (1/Q) sum_q sum_{(i,j): y_i > y_j} max(0, 1 - w.(x_i - x_j))
+//! F(w) = 1/2 |w|^2 + c H(w),   H(w) = (1/Q) sum_q H_q(w)
+//! pair hinge: H_q(w) = sum_{(i,j): y_i > y_j} max(0, 1 - w.(x_i - x_j))
 //! ```
 //!
-//! equivalently `min 1/2 |w|^2 + c xi` subject to `xi >= b - a.w` for every subset of pairs
-//! (`b` = its size / Q, `a` = its summed differences / Q). The working set `W` starts empty
-//! (`w = 0`). Each iteration:
+//! equivalently `min 1/2 |w|^2 + c xi` subject to `xi >= b - a.w` for every plane the oracle
+//! can return (pair hinge: every subset of pairs, `b` = its size / Q, `a` = its summed
+//! differences / Q). The working set `W` starts empty (`w = 0`). Each iteration:
 //!
 //! 1. `xi = max(0, max_{k in W} b_k - a_k.w)`, the slack the working set allows at `w`;
 //! 2. the oracle returns the most violated constraint `(a, b)` at `w` and `H(w) = b - a.w`;
-//! 3. stop when `H(w) - xi <= eps_abs` (svm_struct's `ceps <= epsilon`), where, as in
-//!    `svm_rank -l 1`, `eps_abs = epsilon * P / Q` (`P` pairs; `P/Q = H(0)`, the largest loss;
+//! 3. stop when `H(w) - xi <= eps_abs` (svm_struct's `ceps <= epsilon`), where
+//!    `eps_abs = epsilon * S / Q` with `S` the oracle's [`SeparationOracle::loss_scale`]: as in
+//!    `svm_rank -l 1`, `P / Q` for the pair hinge (`P` pairs; `P/Q = H(0)`, the largest loss;
 //!    with pair weights `P` is their sum, still `Q H(0)`);
 //! 4. otherwise add `(a, b)` to `W` and re-solve the QP over `W` in its dual
 //!    `max_alpha sum_k alpha_k b_k - 1/2 |sum_k alpha_k a_k|^2`, `alpha >= 0`,
@@ -30,14 +35,37 @@
 //! by an exact active-set method ([`crate::qp`]) to a KKT violation
 //! `max_{alpha_k > 0} g_k - min_k g_k <= qp_tol` (`g = G alpha - b`, in slack units, from the
 //! Gram matrix `G_kl = a_k.a_l` kept incrementally), with
-//! `qp_tol = max(1e-3 eps_abs, 1e-14 P/Q)`: the dual error is at most `c qp_tol`, a thousandth
+//! `qp_tol = max(1e-3 eps_abs, 1e-14 S/Q)`: the dual error is at most `c qp_tol`, a thousandth
 //! of the outer tolerance (svm_struct solves it to `eps/2` only).
 
 use ltr_linear::dot;
 
 use crate::Solution;
-use crate::oracle::HingeOracle;
 use crate::qp::QpSolver;
+
+/// The most violated constraint at `w`, as a separation oracle returns it (besides its normal
+/// `a`, written into a buffer): the plane `xi >= offset - a.w` and the loss `offset - a.w`
+/// there, both summed over the queries, not divided by `Q`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Separation {
+    /// `b`: the constraint's loss part (pair hinge: the summed weight of the violating pairs).
+    pub offset: f64,
+    /// The loss at `w`, `b - a.w` (pair hinge: the summed hinge).
+    pub loss: f64,
+}
+
+/// The separation oracle of a 1-slack structural SVM: the most violated constraint of the
+/// training set at a weight vector, summed over the queries.
+pub trait SeparationOracle {
+    /// The size of the loss that the stopping tolerance is relative to, summed over the
+    /// queries (`eps_abs = epsilon * loss_scale / Q`): the loss at `w = 0` for the pair hinge,
+    /// `Q` for a loss in `[0, 1]` per query (SVM-struct's absolute `epsilon`). Positive.
+    fn loss_scale(&self) -> f64;
+
+    /// At `w`: writes the plane's normal `a` (summed over the queries, length `d`) and returns
+    /// its offset and the loss. Deterministic: the same `w` gives the same bits.
+    fn separate(&mut self, w: &[f64], a: &mut [f64]) -> Separation;
+}
 
 /// Planes unused (`alpha = 0`) for this many consecutive QP solves are dropped (svm_struct's
 /// `remove_inactive_constraints(..., 50)`).
@@ -187,81 +215,123 @@ impl WorkingSet {
 /// one, in practice), `F` there, the oracle calls, and whether `H(w) - xi <= eps_abs` was
 /// reached within `max_iter`; with the method's own diagnostics.
 #[derive(Debug, Clone)]
-pub(crate) struct Outcome {
-    pub(crate) solution: Solution,
+pub struct OneSlackOutcome {
+    /// The iterate, `F` there, oracle calls and convergence.
+    pub solution: Solution,
     /// Planes in the final working set (plane 0 excluded).
-    pub(crate) planes: usize,
-    /// Last `H(w) - xi`, and the threshold `eps_abs`.
-    pub(crate) ceps: f64,
-    pub(crate) eps_abs: f64,
-    /// Total reduced solves of the active-set QP method, and SMO fallback steps.
-    pub(crate) qp_solves: usize,
-    pub(crate) smo_steps: usize,
+    pub planes: usize,
+    /// Last `H(w) - xi`.
+    pub ceps: f64,
+    /// The stopping threshold `eps_abs`.
+    pub eps_abs: f64,
+    /// Total reduced solves of the active-set QP method.
+    pub qp_solves: usize,
+    /// SMO fallback steps.
+    pub smo_steps: usize,
 }
 
-/// Runs the method on `oracle`'s data (`n_queries` = `Q`, all training queries).
-pub(crate) fn solve(
-    oracle: &mut HingeOracle<'_>,
+/// Minimises `1/2 |w|^2 + (c / Q) sum_q H_q(w)` over `w` in `R^d` by the 1-slack cutting-plane
+/// method, `oracle` giving the most violated constraint, `n_queries` = `Q` (every training
+/// query). Stops when the oracle's loss exceeds the working set's slack by at most
+/// `epsilon * loss_scale / Q`, or after `max_iter` oracle calls.
+pub fn one_slack<O: SeparationOracle + ?Sized>(
+    oracle: &mut O,
     n_queries: usize,
     d: usize,
     c: f64,
     epsilon: f64,
     max_iter: usize,
-) -> Outcome {
-    let inv_q = 1.0 / n_queries as f64;
-    let h0 = oracle.total_weight() * inv_q;
-    let eps_abs = epsilon * h0;
-    // Dual precision: far below the outer tolerance, floored near rounding level.
-    let qp_tol = (1e-3 * eps_abs).max(1e-14 * h0);
-    let mut ws = WorkingSet::new(d, c);
-    let mut w = vec![0.0; d];
-    let mut a_new = vec![0.0; d];
-    let mut best_w = w.clone();
-    let mut best_f = f64::INFINITY;
-    let (mut iterations, mut converged, mut ceps) = (0, false, f64::INFINITY);
-    let (mut qp_solves, mut smo_steps) = (0, 0);
-    let mut round = 0u64;
-    while iterations < max_iter {
-        iterations += 1;
-        ltr_core::progress::tick(iterations, max_iter, "iterations");
-        let xi = ws.slack(&w);
-        let v = oracle.eval(&w, &mut a_new);
-        let h = v.hinge * inv_q;
-        let f = 0.5 * dot(&w, &w) + c * h;
-        if !f.is_finite() {
-            best_f = f;
-            break;
-        }
-        if f < best_f {
-            best_f = f;
-            best_w.copy_from_slice(&w);
-        }
-        ceps = (h - xi).max(0.0);
-        log::trace!(
-            "ranksvm cutting plane: iteration {iterations}: F {f:.10e}, H {h:.6e}, xi {xi:.6e}, \
-             ceps {ceps:.3e} (eps {eps_abs:.3e}), {} planes",
-            ws.k - 1
-        );
-        if ceps <= eps_abs {
-            converged = true;
-            break;
-        }
-        a_new.iter_mut().for_each(|x| *x *= inv_q);
-        round += 1;
-        ws.add(&a_new, v.weight * inv_q, round);
-        let (solves, steps) = ws.solve_qp(c, qp_tol);
-        qp_solves += solves;
-        smo_steps += steps;
-        ws.weights(&mut w);
-        ws.mark_active(round);
-        ws.prune(round);
+) -> OneSlackOutcome {
+    OneSlack::new(d, c).run(oracle, n_queries, epsilon, max_iter)
+}
+
+/// The cutting-plane method with its working set of planes kept between runs, for a loss that
+/// only grows from one run to the next (a working-set method whose constraint sets grow):
+/// every plane of an earlier run is still a lower bound of the loss, so a run continues from
+/// the previous planes and their QP solution instead of from `w = 0`. A single run on a fresh
+/// instance is [`one_slack`].
+#[derive(Debug, Clone)]
+pub struct OneSlack {
+    c: f64,
+    ws: WorkingSet,
+    /// QP rounds so far (for the pruning of inactive planes).
+    round: u64,
+}
+
+impl OneSlack {
+    /// An empty working set in `R^d` (first iterate `w = 0`) for the trade-off `c`.
+    pub fn new(d: usize, c: f64) -> Self {
+        Self { c, ws: WorkingSet::new(d, c), round: 0 }
     }
-    Outcome {
-        solution: Solution { w: best_w, objective: best_f, iterations, converged },
-        planes: ws.k - 1,
-        ceps,
-        eps_abs,
-        qp_solves,
-        smo_steps,
+
+    /// Runs the method from the current working set until the oracle's loss exceeds the
+    /// working set's slack by at most `epsilon * loss_scale / Q` (`n_queries` = `Q`), or for
+    /// `max_iter` oracle calls. The oracle's loss must be at least the loss of every earlier
+    /// run's oracle at every `w`.
+    pub fn run<O: SeparationOracle + ?Sized>(
+        &mut self,
+        oracle: &mut O,
+        n_queries: usize,
+        epsilon: f64,
+        max_iter: usize,
+    ) -> OneSlackOutcome {
+        let (c, d) = (self.c, self.ws.d);
+        let ws = &mut self.ws;
+        let inv_q = 1.0 / n_queries as f64;
+        let h0 = oracle.loss_scale() * inv_q;
+        let eps_abs = epsilon * h0;
+        // Dual precision: far below the outer tolerance, floored near rounding level.
+        let qp_tol = (1e-3 * eps_abs).max(1e-14 * h0);
+        let mut w = vec![0.0; d];
+        ws.weights(&mut w);
+        let mut a_new = vec![0.0; d];
+        let mut best_w = w.clone();
+        let mut best_f = f64::INFINITY;
+        let (mut iterations, mut converged, mut ceps) = (0, false, f64::INFINITY);
+        let (mut qp_solves, mut smo_steps) = (0, 0);
+        while iterations < max_iter {
+            iterations += 1;
+            ltr_core::progress::tick(iterations, max_iter, "iterations");
+            let xi = ws.slack(&w);
+            let v = oracle.separate(&w, &mut a_new);
+            let h = v.loss * inv_q;
+            let f = 0.5 * dot(&w, &w) + c * h;
+            if !f.is_finite() {
+                best_f = f;
+                break;
+            }
+            if f < best_f {
+                best_f = f;
+                best_w.copy_from_slice(&w);
+            }
+            ceps = (h - xi).max(0.0);
+            log::trace!(
+                "cutting plane: iteration {iterations}: F {f:.10e}, H {h:.6e}, xi {xi:.6e}, \
+                 ceps {ceps:.3e} (eps {eps_abs:.3e}), {} planes",
+                ws.k - 1
+            );
+            if ceps <= eps_abs {
+                converged = true;
+                break;
+            }
+            a_new.iter_mut().for_each(|x| *x *= inv_q);
+            self.round += 1;
+            let round = self.round;
+            ws.add(&a_new, v.offset * inv_q, round);
+            let (solves, steps) = ws.solve_qp(c, qp_tol);
+            qp_solves += solves;
+            smo_steps += steps;
+            ws.weights(&mut w);
+            ws.mark_active(round);
+            ws.prune(round);
+        }
+        OneSlackOutcome {
+            solution: Solution { w: best_w, objective: best_f, iterations, converged },
+            planes: ws.k - 1,
+            ceps,
+            eps_abs,
+            qp_solves,
+            smo_steps,
+        }
     }
 }

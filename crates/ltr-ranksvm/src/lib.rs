@@ -48,6 +48,8 @@ mod qp;
 #[cfg(test)]
 mod reference;
 
+pub use cutting_plane::{OneSlack, OneSlackOutcome, Separation, SeparationOracle, one_slack};
+pub use oracle::query_chunks;
 pub use pairs::SquaredHingePairs;
 
 use ltr_core::{
@@ -269,7 +271,7 @@ impl RankSvm {
         if !oracle.features_finite() {
             return Err(not_finite());
         }
-        let outcome = cutting_plane::solve(
+        let outcome = cutting_plane::one_slack(
             oracle,
             train.n_queries(),
             train.n_features(),
@@ -326,12 +328,16 @@ impl RankSvm {
 
 /// What a solver reached: the weights, the objective `f(w)`, its iterations and whether its
 /// stopping rule was met.
-#[derive(Debug, Clone)]
-pub(crate) struct Solution {
-    pub(crate) w: Vec<f64>,
-    pub(crate) objective: f64,
-    pub(crate) iterations: usize,
-    pub(crate) converged: bool,
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// The weights.
+    pub w: Vec<f64>,
+    /// The objective there.
+    pub objective: f64,
+    /// Iterations (cutting plane: oracle calls; Newton: Newton steps).
+    pub iterations: usize,
+    /// Whether the stopping rule was met within the iteration limit.
+    pub converged: bool,
 }
 
 impl Solution {

@@ -53,6 +53,25 @@ use rayon::prelude::*;
 /// Target number of documents per chunk of the fixed partition.
 pub(crate) const CHUNK_DOCS: usize = 1024;
 
+/// The fixed partition of consecutive queries (of `lens[i]` documents each) into chunks of at
+/// least `target` documents, the last one possibly smaller, and at least one query each: the
+/// units a parallel oracle evaluates on its own and reduces in order. It depends on the data
+/// only, not on the thread count, so the reduced sums are bit-identical at any thread count.
+pub fn query_chunks(lens: &[usize], target: usize) -> Vec<std::ops::Range<usize>> {
+    let mut chunks = Vec::new();
+    let mut first = 0;
+    while first < lens.len() {
+        let (mut end, mut docs) = (first, 0);
+        while end < lens.len() && (docs < target || end == first) {
+            docs += lens[end];
+            end += 1;
+        }
+        chunks.push(first..end);
+        first = end;
+    }
+    chunks
+}
+
 /// One query with at least two distinct grades.
 #[derive(Debug, Clone, Copy)]
 struct QuerySpec {
@@ -186,19 +205,14 @@ impl<'a> HingeOracle<'a> {
             total_weight = n_pairs as f64;
         }
         let d = data.n_features();
+        let lens: Vec<usize> = queries.iter().map(|q| q.len).collect();
         let mut chunks = Vec::new();
-        let mut first = 0;
-        while first < queries.len() {
-            let (mut end, mut docs, mut longest, mut levels) = (first, 0, 0, 0);
-            while end < queries.len() && (docs < CHUNK_DOCS || end == first) {
-                docs += queries[end].len;
-                longest = longest.max(queries[end].len);
-                levels = levels.max(queries[end].levels);
-                end += 1;
-            }
+        for range in query_chunks(&lens, CHUNK_DOCS) {
+            let longest = lens[range.clone()].iter().copied().max().unwrap_or(0);
+            let levels = queries[range.clone()].iter().map(|q| q.levels).max().unwrap_or(0);
             chunks.push(Chunk {
-                first,
-                end,
+                first: range.start,
+                end: range.end,
                 a: vec![0.0; d],
                 count: 0,
                 hinge: 0.0,
@@ -209,7 +223,6 @@ impl<'a> HingeOracle<'a> {
                 wgamma: vec![0.0; longest],
                 counts: vec![0; levels + 1],
             });
-            first = end;
         }
         Some(Self { data, queries, level, chunks, n_pairs, weights, total_weight })
     }
@@ -250,6 +263,17 @@ impl<'a> HingeOracle<'a> {
             hinge += ch.hinge;
         }
         OracleValue { weight: if weighted { weight } else { count as f64 }, hinge }
+    }
+}
+
+impl crate::cutting_plane::SeparationOracle for HingeOracle<'_> {
+    fn loss_scale(&self) -> f64 {
+        self.total_weight
+    }
+
+    fn separate(&mut self, w: &[f64], a: &mut [f64]) -> crate::cutting_plane::Separation {
+        let v = self.eval(w, a);
+        crate::cutting_plane::Separation { offset: v.weight, loss: v.hinge }
     }
 }
 

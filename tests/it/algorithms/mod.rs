@@ -58,6 +58,8 @@ algorithms! {
     rankrls => "rankrls",
     slr => "slr",
     rankgp => "rankgp",
+    svm_map => "svm-map",
+    permurank => "permurank",
 }
 
 /// How far a committed report's number may be from the protocol's.
