@@ -207,6 +207,7 @@ registry! {
     RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO;
     Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO;
     McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
+    MpBoost => "mpboost", ltr_mpboost::MpBoostParams, ltr_mpboost::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

@@ -53,6 +53,7 @@ algorithms! {
     rankcosine => "rankcosine",
     cascade => "cascade",
     mcrank => "mcrank",
+    mpboost => "mpboost",
 }
 
 /// How far a committed report's number may be from the protocol's.
@@ -217,6 +218,23 @@ pub fn assert_thread_count_invariant(c: Collection, id: &str, settings: &[&str])
     let back: AnyModel = serde_json::from_str(&json).unwrap();
     let (a, b) = (one.score_vec(&splits.test).unwrap(), back.score_vec(&splits.test).unwrap());
     assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{id}: JSON round trip");
+}
+
+/// Asserts that the selected model of `cell` ranks at least one test query of fold 1 otherwise
+/// than the spec entry `other` does (its fold-1 cell through the protocol): a new algorithm is
+/// not its comparator under another name.
+pub fn assert_ranks_differently(c: Collection, cell: &CellOutcome, other: &str) {
+    let s = c.setup();
+    let theirs = protocol::run_on_splits(&s.spec, s.data, 1, c.entry(other), &s.fold1).unwrap();
+    let order = |scores: &[f64], q: std::ops::Range<usize>| {
+        let mut idx: Vec<usize> = q.collect();
+        idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        idx
+    };
+    let test = &s.fold1.test;
+    let differs =
+        test.queries().any(|q| order(&cell.test_scores, q.range()) != order(&theirs.test_scores, q.range()));
+    assert!(differs, "{}: every test query of fold 1 is ranked as `{other}` ranks it", c.dataset);
 }
 
 /// Runs fold 1 of `label` on the collection's dataset through the protocol, checks it against
