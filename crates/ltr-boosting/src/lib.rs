@@ -1,7 +1,14 @@
-//! The query-level boosting loop and its weak rankers: one round driver for every rule,
-//! AdaRank's rule on it, single features as weak rankers, and the additive ensemble model of
-//! every boosting learner.
+//! The two boosting loops and their weak rankers: the query-level round driver for every
+//! query-reweighting rule with AdaRank's rule on it, the pair-distribution loop of RankBoost
+//! and its kin, single features and thresholds as weak rankers, and the additive ensemble
+//! model of every boosting learner.
 //!
+//! * [`PairBooster`]: the pair-distribution loop (Freund, Iyer, Schapire & Singer, "An
+//!   efficient boosting algorithm for combining preferences", JMLR 2003): a distribution over
+//!   preference pairs reweighted each round, one threshold weak ranker ([`ThresholdRanker`],
+//!   cuts placed and documents binned once by [`Cuts`]) per round, generic over a
+//!   [`PairRule`]: the exponential loss over weighted [`PairSet`]s ([`ExpPairLoss`]:
+//!   RankBoost) or a rule of the learner's own. Its keys: [`PairLoopParams`].
 //! * [`drive`]: the round driver (candidates tried in order of value until one passes the
 //!   improvement test, no-reselect, round cap, patience, best prefix on the validation
 //!   split, per-round trace). A [`Rule`] supplies the rest; every loop returns an
@@ -14,8 +21,8 @@
 //!   ranks them, with the guards against AdaRank's failure modes (improvement test,
 //!   no-reselect, round cap, best prefix on the validation split). AdaRank and PCRank.
 //! * [`FeatureRanker`], [`FeatureSource`]: single features as weak rankers.
-//! * [`Ensemble`]: `f(x) = sum_t alpha_t h_t(x)` over any [`WeakRanker`], also used by
-//!   RankBoost and RankCosine.
+//! * [`Ensemble`]: `f(x) = sum_t alpha_t h_t(x)` over any [`WeakRanker`], the model of both
+//!   loops.
 //!
 //! The per-query measure `E(q, .)` comes from `ltr-metrics` under an explicit
 //! [`ltr_metrics::EvalConfig`]; learners pass the one of the convention the training data
@@ -25,15 +32,23 @@ mod driver;
 mod ensemble;
 mod features;
 mod measure;
+mod pair_boost;
+mod pair_sets;
 mod query_boost;
 mod source;
+mod threshold;
 
 pub use driver::{Accepted, LoopSettings, Outcome, RoundTrace, Rule, RunningScores, StopReason, drive};
 pub use ensemble::{Ensemble, Round, WeakRanker};
 pub use features::{FeatureRanker, FeatureSource};
 pub use measure::{CandidateScores, QueryMeasure, SCORE_CACHE_ENTRIES, Scratch, full_weights};
+pub use pair_boost::{
+    EDGE_EPS, ExpPairLoss, PairBooster, PairLoopParams, PairRound, PairRule, Pick, rankboost_alpha,
+};
+pub use pair_sets::{PairSet, PairWeighting};
 pub use query_boost::{ALPHA_DENOMINATOR_FLOOR, BoostConfig, BoostOutcome, PERFECT_EPS, boost, capped_alpha};
 pub use source::{RoundContext, WeakSource};
+pub use threshold::{Cuts, ThresholdRanker, ThresholdSpacing, cut_points};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -214,6 +214,7 @@ registry! {
     RankGp => "rankgp", ltr_rankgp::RankGpParams, ltr_rankgp::INFO;
     SvmMap => "svm-map", ltr_svmmap::SvmMapParams, ltr_svmmap::INFO;
     PermuRank => "permurank", ltr_permurank::PermuRankParams, ltr_permurank::INFO;
+    MpBoost => "mpboost", ltr_mpboost::MpBoostParams, ltr_mpboost::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

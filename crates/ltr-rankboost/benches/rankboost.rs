@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use ltr_boosting::PairLoopParams;
 use ltr_core::Params;
 use ltr_rankboost::{RankBoostParams, Trainer};
 
@@ -25,7 +26,9 @@ fn bench_round(c: &mut Criterion) {
     g.bench_function("mq2008_fold1_one_round", |b| {
         b.iter_batched(|| warm.clone(), |mut t| t.step().map(|r| r.alpha), BatchSize::LargeInput)
     });
-    let all = RankBoostParams { thresholds: 0, ..Default::default() }.validate().unwrap();
+    let all = RankBoostParams { pair_loop: PairLoopParams { thresholds: 0, ..Default::default() } }
+        .validate()
+        .unwrap();
     let mut warm_all = Trainer::new(&all, &train).unwrap();
     for _ in 0..10 {
         warm_all.step();

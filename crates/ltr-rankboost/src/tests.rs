@@ -5,10 +5,12 @@ use ltr_testkit::dataset;
 
 fn learner(thresholds: usize, spacing: ThresholdSpacing, weighting: PairWeighting) -> RankBoost {
     RankBoostParams {
-        thresholds,
-        threshold_spacing: spacing,
-        pair_weighting: weighting,
-        ..Default::default()
+        pair_loop: PairLoopParams {
+            thresholds,
+            threshold_spacing: spacing,
+            pair_weighting: weighting,
+            ..Default::default()
+        },
     }
     .validate()
     .unwrap()
@@ -34,15 +36,18 @@ fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
 fn params_defaults_keys_and_validation() {
     let p: RankBoostParams = serde_json::from_str("{}").unwrap();
     assert_eq!(p, RankBoostParams::default());
-    assert_eq!((p.rounds, p.thresholds), (300, 10));
+    assert_eq!((p.pair_loop.rounds, p.pair_loop.thresholds), (300, 10));
     let p: RankBoostParams =
         serde_json::from_str(r#"{"threshold_spacing": "quantile", "pair_weighting": "queries"}"#).unwrap();
-    assert_eq!(p.threshold_spacing, ThresholdSpacing::Quantile);
-    assert_eq!(p.pair_weighting, PairWeighting::Queries);
-    assert!(serde_json::from_str::<RankBoostParams>(r#"{"round": 3}"#).is_err());
-    let e = RankBoostParams { rounds: 0, ..Default::default() }.validate().unwrap_err();
+    assert_eq!(p.pair_loop.threshold_spacing, ThresholdSpacing::Quantile);
+    assert_eq!(p.pair_loop.pair_weighting, PairWeighting::Queries);
+    let e = RankBoostParams { pair_loop: PairLoopParams { rounds: 0, ..Default::default() } }
+        .validate()
+        .unwrap_err();
     assert!(e.to_string().contains("`rounds`"));
-    let e = RankBoostParams { thresholds: 1, ..Default::default() }.validate().unwrap_err();
+    let e = RankBoostParams { pair_loop: PairLoopParams { thresholds: 1, ..Default::default() } }
+        .validate()
+        .unwrap_err();
     assert!(e.to_string().contains("`thresholds`"));
 }
 
@@ -54,23 +59,11 @@ fn parameter_table_matches_the_defaults_and_the_readme() {
     for row in ltr_core::readme_rows(readme) {
         assert!(RankBoostParams::TABLE.iter().any(|p| p.key == row.key), "README row `{}`", row.key);
     }
-    assert!(RankBoostParams { rounds: 1_000_000, ..Default::default() }.validate().is_err());
-}
-
-#[test]
-fn cut_points_by_hand() {
-    // Values 0..=10: uniform T = 4 -> 2.5, 5, 7.5; quantile T = 4 -> ranks 2, 5, 8 of 11.
-    let vals: Vec<f64> = (0..=10).rev().map(f64::from).collect();
-    assert_eq!(cut_points(&mut vals.clone(), 4, ThresholdSpacing::Uniform), vec![2.5, 5.0, 7.5]);
-    assert_eq!(cut_points(&mut vals.clone(), 4, ThresholdSpacing::Quantile), vec![2.0, 5.0, 8.0]);
-    // Every distinct value but the largest.
-    let mut v = vec![3.0, 1.0, 3.0, 2.0];
-    assert_eq!(cut_points(&mut v, 0, ThresholdSpacing::Uniform), vec![1.0, 2.0]);
-    // A constant feature has no cut.
-    assert!(cut_points(&mut [4.0, 4.0], 10, ThresholdSpacing::Uniform).is_empty());
-    // Ties at the threshold score 0.
-    let h = ThresholdRanker { feature: 0, threshold: 0.5 };
-    assert_eq!((h.score(&[0.5]), h.score(&[0.75]), h.score(&[f32::NAN]), h.score(&[])), (0.0, 1.0, 0.0, 0.0));
+    assert!(
+        RankBoostParams { pair_loop: PairLoopParams { rounds: 1_000_000, ..Default::default() } }
+            .validate()
+            .is_err()
+    );
 }
 
 /// One query, grades [2, 1, 0], one feature x = [0.9, 0.1, 0.5], every value a cut:
@@ -236,7 +229,9 @@ fn validation_keeps_the_best_prefix_and_results_are_thread_independent() {
     let vali = random_data(12, 10, 5);
     let crit = Criterion::new(Metric::Map, EvalConfig::official(Convention::Letor3));
     let valid = Validation { data: &vali, measure: &crit };
-    let l = RankBoostParams { rounds: 40, ..Default::default() }.validate().unwrap();
+    let l = RankBoostParams { pair_loop: PairLoopParams { rounds: 40, ..Default::default() } }
+        .validate()
+        .unwrap();
     let fit = |threads: usize| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -60,6 +60,7 @@ algorithms! {
     rankgp => "rankgp",
     svm_map => "svm-map",
     permurank => "permurank",
+    mpboost => "mpboost",
 }
 
 /// How far a committed report's number may be from the protocol's.
