@@ -4,7 +4,7 @@
 
 use ltr_metrics::Metric;
 
-use super::{LETOR3, LETOR4, assert_thread_count_invariant, fold_one};
+use super::{LETOR3, LETOR4, assert_not_a_wrapper, assert_thread_count_invariant, fold_one};
 
 #[test]
 fn ohsumed_fold1_is_the_reported_cell() {
@@ -26,4 +26,10 @@ fn reported_means_clear_the_floors() {
 fn models_do_not_depend_on_the_thread_count_on_mq2008() {
     // GBRank draws nothing at random: the trees' parallel histograms are what is checked.
     assert_thread_count_invariant(LETOR4, "gbrank", &["trees=20"]);
+}
+
+#[test]
+fn rankings_are_its_own() {
+    assert_not_a_wrapper(LETOR3, "gbrank", "lambdamart");
+    assert_not_a_wrapper(LETOR4, "gbrank", "lambdamart");
 }

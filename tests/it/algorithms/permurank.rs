@@ -3,7 +3,7 @@
 
 use ltr_metrics::Metric;
 
-use super::{LETOR3, LETOR4, fold_one};
+use super::{LETOR3, LETOR4, assert_not_a_wrapper, fold_one};
 
 #[test]
 fn ohsumed_fold1_is_the_reported_cell() {
@@ -19,4 +19,10 @@ fn mq2008_fold1_is_the_reported_cell() {
 fn reported_means_clear_the_floors() {
     LETOR3.assert_floor("permurank", Metric::Ndcg(10), 0.40);
     LETOR4.assert_floor("permurank", Metric::Ndcg(10), 0.21);
+}
+
+#[test]
+fn rankings_are_its_own() {
+    assert_not_a_wrapper(LETOR3, "permurank", "svm-map");
+    assert_not_a_wrapper(LETOR4, "permurank", "svm-map");
 }

@@ -4,7 +4,7 @@
 
 use ltr_metrics::Metric;
 
-use super::{LETOR3, LETOR4, assert_thread_count_invariant, fold_one};
+use super::{LETOR3, LETOR4, assert_not_a_wrapper, assert_thread_count_invariant, fold_one};
 
 #[test]
 fn ohsumed_fold1_is_the_reported_cell() {
@@ -26,4 +26,10 @@ fn reported_means_clear_the_floors() {
 fn models_do_not_depend_on_the_thread_count_on_mq2008() {
     // Row and feature subsampling on, so the random draws are exercised too.
     assert_thread_count_invariant(LETOR4, "qbrank", &["trees=20", "row_subsample=0.8", "feature_subsample=0.7"]);
+}
+
+#[test]
+fn rankings_are_its_own() {
+    assert_not_a_wrapper(LETOR3, "qbrank", "gbrank");
+    assert_not_a_wrapper(LETOR4, "qbrank", "gbrank");
 }
