@@ -25,6 +25,7 @@ fn reported_means_clear_the_floors() {
 #[test]
 fn rankings_are_its_own() {
     assert_not_a_wrapper(LETOR3, "rankgp", "adarank-map");
+    assert_not_a_wrapper(LETOR4, "rankgp", "adarank-map");
 }
 
 #[test]
