@@ -1,6 +1,6 @@
 use super::*;
 use ltr_boosting::PairWeighting;
-use ltr_core::{DatasetBuilder, Ranker};
+use ltr_core::Ranker;
 use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
 use ltr_testkit::dataset;
 
@@ -14,19 +14,7 @@ fn learner(thresholds: usize, weighting: PairWeighting, ddf: Ddf) -> MpBoost {
 }
 
 fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
-    let mut rng = Rng::new(seed);
-    let mut b = DatasetBuilder::new(d);
-    for q in 0..queries {
-        b.start_query(&q.to_string());
-        let n = 3 + rng.index(6);
-        for _ in 0..n {
-            let label = rng.index(4) as u8;
-            let row: Vec<f32> =
-                (0..d).map(|j| (rng.uniform() + 0.3 * f64::from(label) * (j % 2) as f64) as f32).collect();
-            b.push_doc(label, &row, None).unwrap();
-        }
-    }
-    b.finish().unwrap()
+    ltr_testkit::random_graded_dataset(seed, queries, d, 3..9, 4, 0.3, 2)
 }
 
 #[test]

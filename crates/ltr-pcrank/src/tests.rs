@@ -1,22 +1,10 @@
 use super::*;
-use ltr_core::{Convention, DatasetBuilder, Ranker};
+use ltr_core::{Convention, Ranker};
 use ltr_metrics::Criterion;
 use ltr_testkit::dataset;
 
 fn random_data(seed: u64, queries: usize, d: usize) -> Dataset {
-    let mut rng = Rng::new(seed);
-    let mut b = DatasetBuilder::new(d);
-    for q in 0..queries {
-        b.start_query(&q.to_string());
-        let n = 4 + rng.index(15);
-        for _ in 0..n {
-            let label = rng.index(3) as u8;
-            let row: Vec<f32> =
-                (0..d).map(|j| (rng.uniform() + 0.2 * f64::from(label) * (j % 3) as f64) as f32).collect();
-            b.push_doc(label, &row, None).unwrap();
-        }
-    }
-    b.finish().unwrap()
+    ltr_testkit::random_dataset(seed, queries, d, 4..19, 0.2, 3)
 }
 
 fn unit(v: &[f64]) -> Vec<f64> {

@@ -37,13 +37,29 @@ pub fn random_dataset(
     signal: f64,
     period: usize,
 ) -> Dataset {
+    random_graded_dataset(seed, queries, d, docs, 3, signal, period)
+}
+
+/// [`random_dataset`] with grades 0 to `grades - 1` instead of 0 to 2.
+///
+/// # Panics
+/// If `docs` is empty, `grades` is 0 or above 256, or `period` is 0 (a mistake in the test).
+pub fn random_graded_dataset(
+    seed: u64,
+    queries: usize,
+    d: usize,
+    docs: Range<usize>,
+    grades: usize,
+    signal: f64,
+    period: usize,
+) -> Dataset {
     let mut rng = Rng::new(seed);
     let mut b = DatasetBuilder::new(d);
     for q in 0..queries {
         b.start_query(&q.to_string());
         let n = docs.start + rng.index(docs.len());
         for _ in 0..n {
-            let label = rng.index(3) as u8;
+            let label = u8::try_from(rng.index(grades)).expect("at most 256 grades");
             let row: Vec<f32> = (0..d)
                 .map(|j| (rng.uniform() + signal * f64::from(label) * (j % period) as f64) as f32)
                 .collect();
