@@ -105,3 +105,39 @@ fn the_readme_says_what_each_convention_does_past_a_lists_end() {
         assert_eq!(documented, format!("{ndcg}; {p}"), "the README's `{c}` row");
     }
 }
+
+#[test]
+fn tie_rules_change_only_rankings_with_ties() {
+    let feature = fold_file("letor3", "OHSUMED", 1, "test");
+    let summary = |kind: &str, ties: &str| -> serde_json::Value {
+        let scores = golden_dir().join(format!("ohsumed-fold1-test.{kind}.scores"));
+        let out = ltr()
+            .arg("eval")
+            .arg(&feature)
+            .arg(&scores)
+            .args(["--format", "json", "--ties", ties])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = if ties == "file" { serde_json::Value::Null } else { ties.into() };
+        assert_eq!(v["config"]["ties"], want, "the JSON names any rule but file order");
+        v["summary"].clone()
+    };
+    // Continuous scores: the three rules agree in every bit.
+    let file = summary("continuous", "file");
+    assert_eq!(summary("continuous", "pessimistic"), file);
+    assert_eq!(summary("continuous", "expected"), file);
+    // Tied scores: the pessimistic order is the worst, the expectation lies above it.
+    let (file, worst, mean) =
+        (summary("ties", "file"), summary("ties", "pessimistic"), summary("ties", "expected"));
+    for key in ["map", "mrr"] {
+        let (f, w, m) =
+            (file[key].as_f64().unwrap(), worst[key].as_f64().unwrap(), mean[key].as_f64().unwrap());
+        assert!(w < m && w <= f, "{key}: pessimistic {w}, expected {m}, file {f}");
+    }
+    for k in 0..10 {
+        let (w, m) = (worst["ndcg"][k].as_f64().unwrap(), mean["ndcg"][k].as_f64().unwrap());
+        assert!(w <= m, "ndcg@{}: pessimistic {w}, expected {m}", k + 1);
+    }
+}

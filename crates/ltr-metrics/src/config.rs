@@ -18,6 +18,62 @@ pub enum NoRelevant {
     Skip,
 }
 
+/// How documents with equal scores are ordered before a ranking is scored.
+///
+/// The official scripts keep file order, so two files holding the same scores in another
+/// row order can score differently. The other two rules do not depend on row order: the
+/// pessimistic one is the worst case, and the expected one is the mean over every ordering
+/// of the tied documents, in closed form (McSherry and Najork, *Computing information
+/// retrieval performance measures efficiently in the presence of tied scores*, ECIR 2008).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ties {
+    /// Tied documents keep their order in the file (the official scripts).
+    #[default]
+    File,
+    /// Tied documents are ranked by ascending grade: relevant documents last.
+    Pessimistic,
+    /// Every metric is its expectation over all orderings of the tied documents.
+    Expected,
+}
+
+impl Ties {
+    /// Every rule, in the order the CLI lists them.
+    pub const ALL: [Ties; 3] = [Ties::File, Ties::Pessimistic, Ties::Expected];
+
+    /// Whether this is file order (the default, which the serialised config leaves out so
+    /// that configs and cell keys written before the rule existed stay the same).
+    pub fn is_file(&self) -> bool {
+        *self == Ties::File
+    }
+
+    /// The rule's name, as the CLI and the JSON spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ties::File => "file",
+            Ties::Pessimistic => "pessimistic",
+            Ties::Expected => "expected",
+        }
+    }
+}
+
+impl std::fmt::Display for Ties {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Ties {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Ties::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or(Error::Config("tie rule must be file, pessimistic or expected"))
+    }
+}
+
 /// The largest cut-off `k` (of `ndcg@k`, `p@k`, `err@k` and `max_k`). An evaluation keeps
 /// `max_k` numbers per metric for every query, so the bound caps that memory (30,000 queries
 /// of MSLR-WEB: 720 MB at most); the official scripts stop at 10 or 16.
@@ -38,6 +94,9 @@ pub struct EvalConfig {
     pub max_grade: Option<Grade>,
     /// Cut-offs reported: P@1..=max_k and NDCG@1..=max_k.
     pub max_k: usize,
+    /// How tied scores are ordered ([`Ties::File`], the scripts' rule, unless asked).
+    #[serde(default, skip_serializing_if = "Ties::is_file")]
+    pub ties: Ties,
 }
 
 impl EvalConfig {
@@ -51,6 +110,7 @@ impl EvalConfig {
                 relevant_from: 1,
                 max_grade: Some(2),
                 max_k: 16,
+                ties: Ties::File,
             },
             Convention::Letor4 => Self {
                 convention,
@@ -58,6 +118,7 @@ impl EvalConfig {
                 relevant_from: 1,
                 max_grade: Some(2),
                 max_k: 10,
+                ties: Ties::File,
             },
             Convention::Mslr => Self {
                 convention,
@@ -65,6 +126,7 @@ impl EvalConfig {
                 relevant_from: 2,
                 max_grade: Some(4),
                 max_k: 10,
+                ties: Ties::File,
             },
             Convention::Standard => Self {
                 convention,
@@ -72,6 +134,7 @@ impl EvalConfig {
                 relevant_from: 1,
                 max_grade: None,
                 max_k: 10,
+                ties: Ties::File,
             },
         }
     }
@@ -133,7 +196,13 @@ impl EvalConfig {
     /// (`gain * ln 2 / ln r`).
     #[inline]
     pub fn dcg_term(&self, grade: Grade, rank: usize) -> f64 {
-        let g = self.gain(grade);
+        self.dcg_term_of_gain(self.gain(grade), rank)
+    }
+
+    /// [`EvalConfig::dcg_term`] of a gain given as a number (the mean gain of tied
+    /// documents, under [`Ties::Expected`]), in the same operation order.
+    #[inline]
+    pub fn dcg_term_of_gain(&self, g: f64, rank: usize) -> f64 {
         match self.convention {
             Convention::Standard => g * std::f64::consts::LN_2 / ((rank + 1) as f64).ln(),
             _ if rank <= 2 => g,
@@ -184,6 +253,20 @@ mod tests {
         assert!((st.discount(3) - 0.5).abs() < 1e-15);
         assert_eq!(l3.gain(2), 3.0);
         assert_eq!(l3.gain(10), 1023.0);
+    }
+
+    #[test]
+    fn tie_rules_parse_and_file_order_is_left_out_of_the_json() {
+        assert_eq!("Expected".parse::<Ties>().unwrap(), Ties::Expected);
+        assert!("random".parse::<Ties>().is_err());
+        let file = EvalConfig::official(Convention::Letor3);
+        let json = serde_json::to_string(&file).unwrap();
+        assert!(!json.contains("ties"), "{json}");
+        assert_eq!(serde_json::from_str::<EvalConfig>(&json).unwrap(), file);
+        let expected = EvalConfig { ties: Ties::Expected, ..file };
+        let json = serde_json::to_string(&expected).unwrap();
+        assert!(json.contains(r#""ties":"expected""#), "{json}");
+        assert_eq!(serde_json::from_str::<EvalConfig>(&json).unwrap(), expected);
     }
 
     #[test]

@@ -4,6 +4,7 @@ use ltr_core::{Dataset, Grade};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{EvalConfig, NoRelevant};
+use crate::ties::{Runs, expected_err_terms, expected_precision_sum, expected_reciprocal_rank, tie_runs};
 use crate::{Error, Result};
 
 /// Every metric of one query, at cut-offs `1..=max_k`.
@@ -83,14 +84,22 @@ pub fn evaluate_query(
     }
     let mut order = Vec::with_capacity(labels.len());
     rank_order(scores, &mut order);
-    let ranked: Vec<Grade> = order.iter().map(|&i| labels[i]).collect();
-    Ok(metrics_of_ranking(qid, &ranked, cfg, max_grade))
+    let mut ranked: Vec<Grade> = order.iter().map(|&i| labels[i]).collect();
+    let mut ends = Vec::new();
+    let expected = tie_runs(&order, scores, &mut ranked, cfg.ties, &mut ends);
+    Ok(metrics_of_ranking(qid, &ranked, expected.then_some(&ends[..]), cfg, max_grade))
 }
 
 /// All metrics of a ranking given as the labels in ranked order.
+///
+/// `ends`: the runs of tied scores (the exclusive end of each) whose metrics are expected
+/// over every order of the run ([`crate::Ties::Expected`]); `None` scores `ranked` as it is.
+/// A run of one document takes the same operations as no run, so rankings without ties
+/// score the same bits either way.
 pub(crate) fn metrics_of_ranking(
     qid: &str,
     ranked: &[Grade],
+    ends: Option<&[usize]>,
     cfg: &EvalConfig,
     max_grade: Grade,
 ) -> QueryMetrics {
@@ -100,14 +109,27 @@ pub(crate) fn metrics_of_ranking(
     let mut ideal = ranked.to_vec();
     ideal.sort_unstable_by(|a, b| b.cmp(a));
 
-    // Cumulative DCG and ideal DCG over every position, accumulated as the scripts do.
+    // Cumulative DCG and ideal DCG over every position, accumulated as the scripts do. In a
+    // tied run every document is equally likely at each place: each place gets the run's
+    // mean gain.
     let mut dcg = Vec::with_capacity(n);
     let mut idcg = Vec::with_capacity(n);
-    let (mut d, mut id) = (0.0, 0.0);
-    for r in 0..n {
-        d += cfg.dcg_term(ranked[r], r + 1);
-        id += cfg.dcg_term(ideal[r], r + 1);
-        dcg.push(d);
+    let mut d = 0.0;
+    for run in Runs::new(n, ends) {
+        if run.len() == 1 {
+            d += cfg.dcg_term(ranked[run.start], run.start + 1);
+            dcg.push(d);
+        } else {
+            let mean_gain = ranked[run.clone()].iter().map(|&g| cfg.gain(g)).sum::<f64>() / run.len() as f64;
+            for r in run {
+                d += cfg.dcg_term_of_gain(mean_gain, r + 1);
+                dcg.push(d);
+            }
+        }
+    }
+    let mut id = 0.0;
+    for (r, &g) in ideal.iter().enumerate() {
+        id += cfg.dcg_term(g, r + 1);
         idcg.push(id);
     }
     let no_gain = id == 0.0;
@@ -135,23 +157,38 @@ pub(crate) fn metrics_of_ranking(
         .collect();
     let mean_ndcg = if n == 0 { 0.0 } else { (0..n).map(ndcg_at).sum::<f64>() / n as f64 };
 
-    // Precision and average precision.
-    let mut rel_prefix = Vec::with_capacity(n);
+    // Precision, average precision and the first relevant document's reciprocal rank
+    // (expected over the orders of a tied run).
+    let mut rel_prefix: Vec<f64> = Vec::with_capacity(n);
     let mut count = 0usize;
     let mut ap_sum = 0.0;
-    let mut first_relevant = None;
-    for (pos, &g) in ranked.iter().enumerate() {
-        if cfg.is_relevant(g) {
-            count += 1;
-            ap_sum += count as f64 / (pos + 1) as f64;
-            first_relevant.get_or_insert(pos);
+    let mut reciprocal = None;
+    for run in Runs::new(n, ends) {
+        if run.len() == 1 {
+            let pos = run.start;
+            if cfg.is_relevant(ranked[pos]) {
+                count += 1;
+                ap_sum += count as f64 / (pos + 1) as f64;
+                reciprocal.get_or_insert(1.0 / (pos + 1) as f64);
+            }
+            rel_prefix.push(count as f64);
+        } else {
+            let m = run.len();
+            let r = ranked[run.clone()].iter().filter(|&&g| cfg.is_relevant(g)).count();
+            for j in 0..m {
+                rel_prefix.push(count as f64 + r as f64 * (j + 1) as f64 / m as f64);
+            }
+            if r > 0 {
+                ap_sum += expected_precision_sum(count, r, m, run.start);
+                reciprocal.get_or_insert_with(|| expected_reciprocal_rank(r, m, run.start));
+            }
+            count += r;
         }
-        rel_prefix.push(count);
     }
     let precision: Vec<f64> = (0..k_max)
         .map(|pos| {
             if pos < n {
-                rel_prefix[pos] as f64 / (pos + 1) as f64
+                rel_prefix[pos] / (pos + 1) as f64
             } else if matches!(cfg.convention, crate::Convention::Letor3) {
                 0.0
             } else {
@@ -162,21 +199,38 @@ pub(crate) fn metrics_of_ranking(
     let (average_precision, reciprocal_rank) = if count == 0 {
         (fill_undefined, fill_undefined)
     } else {
-        (ap_sum / count as f64, first_relevant.map_or(0.0, |p| 1.0 / (p + 1) as f64))
+        (ap_sum / count as f64, reciprocal.unwrap_or(0.0))
     };
 
     // ERR (Chapelle et al. 2009), cut at the list length.
     let denom = f64::from(max_grade.max(1)).exp2();
+    let stop = |g: Grade| cfg.gain(g) / denom;
     let mut err = Vec::with_capacity(k_max);
     let (mut e, mut p_continue) = (0.0, 1.0);
-    for pos in 0..k_max {
-        if let Some(&g) = ranked.get(pos) {
-            let r = cfg.gain(g) / denom;
-            e += p_continue * r / (pos + 1) as f64;
-            p_continue *= 1.0 - r;
+    let (mut stops, mut terms) = (Vec::new(), Vec::new());
+    for run in Runs::new(n, ends) {
+        if run.start >= k_max {
+            break;
         }
-        err.push(if no_gain { fill_undefined } else { e });
+        if run.len() == 1 {
+            let r = stop(ranked[run.start]);
+            e += p_continue * r / (run.start + 1) as f64;
+            p_continue *= 1.0 - r;
+            err.push(if no_gain { fill_undefined } else { e });
+        } else {
+            stops.clear();
+            stops.extend(ranked[run.clone()].iter().map(|&g| stop(g)));
+            let len = run.len().min(k_max - run.start);
+            expected_err_terms(&stops, len, &mut terms);
+            for (j, t) in terms.iter().enumerate() {
+                e += p_continue * t / (run.start + j + 1) as f64;
+                err.push(if no_gain { fill_undefined } else { e });
+            }
+            // The chance of reading past the run does not depend on its order.
+            p_continue *= stops.iter().map(|r| 1.0 - r).product::<f64>();
+        }
     }
+    err.resize(k_max, if no_gain { fill_undefined } else { e });
 
     QueryMetrics {
         qid: qid.to_owned(),
@@ -215,8 +269,8 @@ pub fn evaluate(
     let mut view = QueryScratch::default();
     for (q, qid) in qids.iter().enumerate() {
         let range = query_offsets[q]..query_offsets[q + 1];
-        let ranked = view.ranked_labels(qid, range, labels, doc_ids, scores, cfg)?;
-        per_query.push(metrics_of_ranking(qid, ranked, cfg, max_grade));
+        let (ranked, ends) = view.ranked_labels(qid, range, labels, doc_ids, scores, cfg)?;
+        per_query.push(metrics_of_ranking(qid, ranked, ends, cfg, max_grade));
     }
     let summary = summarize(&per_query, cfg.max_k);
     Ok(Evaluation { config: *cfg, per_query, summary })
@@ -236,10 +290,14 @@ pub(crate) struct QueryScratch {
     order: Vec<usize>,
     ranked: Vec<Grade>,
     by_id: Vec<usize>,
+    ends: Vec<usize>,
 }
 
 impl QueryScratch {
-    /// Labels of the documents in `range`, in ranked order (stable: ties keep file order).
+    /// Labels of the documents in `range`, in ranked order (stable: ties keep file order,
+    /// unless the config's tie rule is pessimistic), and under [`crate::Ties::Expected`]
+    /// the runs of tied scores (their exclusive ends).
+    #[allow(clippy::type_complexity)]
     pub(crate) fn ranked_labels(
         &mut self,
         qid: &str,
@@ -248,7 +306,7 @@ impl QueryScratch {
         doc_ids: Option<&[String]>,
         scores: &[f64],
         cfg: &EvalConfig,
-    ) -> Result<&[Grade]> {
+    ) -> Result<(&[Grade], Option<&[usize]>)> {
         let start = range.start;
         if let Some(position) = scores[range.clone()].iter().position(|x| x.is_nan()) {
             return Err(Error::NanScore { qid: qid.to_owned(), doc: start + position, position });
@@ -277,7 +335,8 @@ impl QueryScratch {
         rank_order(&self.kept_scores, &mut self.order);
         self.ranked.clear();
         self.ranked.extend(self.order.iter().map(|&j| labels[self.keep[j]]));
-        Ok(&self.ranked)
+        let expected = tie_runs(&self.order, &self.kept_scores, &mut self.ranked, cfg.ties, &mut self.ends);
+        Ok((&self.ranked, expected.then_some(&self.ends[..])))
     }
 }
 
@@ -469,5 +528,173 @@ mod tests {
         let c = cfg(Convention::Letor3);
         let e = evaluate(&["a".into(), "b".into()], &[0, 1, 1], &[0, 2, 3], None, &[0.0, 1.0, f64::NAN], &c);
         assert_eq!(e.unwrap_err(), Error::NanScore { qid: "b".into(), doc: 2, position: 0 });
+    }
+
+    /// Every ordering of the tied runs of `ranked` (`ends`), each as the labels in ranked
+    /// order: the product of the permutations of each run.
+    fn orderings(ranked: &[Grade], ends: &[usize]) -> Vec<Vec<Grade>> {
+        let mut all = vec![Vec::new()];
+        let mut start = 0;
+        for &end in ends {
+            let run = &ranked[start..end];
+            let mut perms: Vec<Vec<Grade>> = Vec::new();
+            let mut idx: Vec<usize> = (0..run.len()).collect();
+            // Lexicographic enumeration of index permutations.
+            loop {
+                perms.push(idx.iter().map(|&i| run[i]).collect());
+                let Some(i) = (1..idx.len()).rev().find(|&i| idx[i - 1] < idx[i]) else { break };
+                let j = (i..idx.len()).rev().find(|&j| idx[j] > idx[i - 1]).unwrap();
+                idx.swap(i - 1, j);
+                idx[i..].reverse();
+            }
+            all = all
+                .iter()
+                .flat_map(|prefix| {
+                    perms.iter().map(move |p| prefix.iter().chain(p).copied().collect::<Vec<Grade>>())
+                })
+                .collect();
+            start = end;
+        }
+        all
+    }
+
+    fn close(a: f64, b: f64, what: &str) {
+        assert!((a - b).abs() <= 1e-12, "{what}: expected-tie value {a}, mean over orders {b}");
+    }
+
+    #[test]
+    fn expected_ties_equal_the_mean_over_every_order_of_the_tied_documents() {
+        let mut rng = ltr_core::Rng::new(7);
+        let configs = [
+            cfg(Convention::Letor3),
+            cfg(Convention::Letor4),
+            cfg(Convention::Mslr),
+            EvalConfig::standard(NoRelevant::Zero),
+            EvalConfig::standard(NoRelevant::One),
+        ];
+        let mut tried = 0;
+        for case in 0..400 {
+            let n = 1 + rng.index(11);
+            let top = if case % 3 == 0 { 4 } else { 2 };
+            let labels: Vec<Grade> = (0..n).map(|_| rng.index(top + 1) as Grade).collect();
+            // Few distinct scores, so runs of up to 7 tied documents are common.
+            let levels = 1 + rng.index(4);
+            let scores: Vec<f64> = (0..n).map(|_| rng.index(levels) as f64).collect();
+            let mut order = Vec::new();
+            rank_order(&scores, &mut order);
+            let mut ranked: Vec<Grade> = order.iter().map(|&i| labels[i]).collect();
+            let mut ends = Vec::new();
+            tie_runs(&order, &scores, &mut ranked, crate::Ties::Expected, &mut ends);
+            let mut start = 0;
+            let longest =
+                ends.iter().map(|&e| std::mem::replace(&mut start, e).abs_diff(e)).max().unwrap_or(0);
+            let count: usize = {
+                let mut s = 0;
+                ends.iter()
+                    .map(|&e| (1..=std::mem::replace(&mut s, e).abs_diff(e)).product::<usize>())
+                    .product()
+            };
+            if longest > 7 || count > 6000 {
+                continue;
+            }
+            tried += 1;
+            let all = orderings(&ranked, &ends);
+            assert_eq!(all.len(), count);
+            for c in &configs {
+                let c = EvalConfig { max_k: 12, ties: crate::Ties::Expected, ..*c };
+                let max_grade = c.max_grade.unwrap_or(top as Grade);
+                let got = evaluate_query("q", &labels, &scores, &c, max_grade).unwrap();
+                let each: Vec<QueryMetrics> =
+                    all.iter().map(|r| metrics_of_ranking("q", r, None, &c, max_grade)).collect();
+                let mean =
+                    |f: &dyn Fn(&QueryMetrics) -> f64| each.iter().map(f).sum::<f64>() / each.len() as f64;
+                for k in 0..c.max_k {
+                    close(got.ndcg[k], mean(&|m| m.ndcg[k]), &format!("{c:?} ndcg@{}", k + 1));
+                    close(got.precision[k], mean(&|m| m.precision[k]), &format!("{c:?} p@{}", k + 1));
+                    close(got.err[k], mean(&|m| m.err[k]), &format!("{c:?} err@{}", k + 1));
+                }
+                close(got.average_precision, mean(&|m| m.average_precision), "ap");
+                close(got.reciprocal_rank, mean(&|m| m.reciprocal_rank), "rr");
+                close(got.mean_ndcg, mean(&|m| m.mean_ndcg), "mean ndcg");
+            }
+        }
+        assert!(tried > 200, "{tried} cases within the enumeration bound");
+    }
+
+    #[test]
+    fn without_ties_every_tie_rule_gives_the_same_bits() {
+        let mut rng = ltr_core::Rng::new(11);
+        for _ in 0..200 {
+            let n = 1 + rng.index(30);
+            let labels: Vec<Grade> = (0..n).map(|_| rng.index(5) as Grade).collect();
+            let scores: Vec<f64> = (0..n).map(|_| rng.uniform() - 0.5).collect();
+            for c in Convention::ALL {
+                let file = cfg(c);
+                let want = evaluate_query("q", &labels, &scores, &file, 4).unwrap();
+                for ties in crate::Ties::ALL {
+                    let got = evaluate_query("q", &labels, &scores, &EvalConfig { ties, ..file }, 4).unwrap();
+                    let bits = |m: &QueryMetrics| {
+                        let mut v: Vec<u64> =
+                            m.ndcg.iter().chain(&m.precision).chain(&m.err).map(|x| x.to_bits()).collect();
+                        v.extend([m.average_precision, m.reciprocal_rank, m.mean_ndcg].map(f64::to_bits));
+                        v
+                    };
+                    assert_eq!(bits(&got), bits(&want), "{c} {ties}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pessimistic_ties_put_relevant_documents_last_whatever_the_file_order() {
+        for labels in [[0, 2], [2, 0]] {
+            let c = EvalConfig { ties: crate::Ties::Pessimistic, ..cfg(Convention::Letor3) };
+            let m = evaluate_query("q", &labels, &[1.0, 1.0], &c, 2).unwrap();
+            assert_eq!(m.ndcg[0], 0.0);
+            assert_eq!(m.average_precision, 0.5);
+            // Expected: the relevant document is first half the time.
+            let c = EvalConfig { ties: crate::Ties::Expected, ..c };
+            let m = evaluate_query("q", &labels, &[1.0, 1.0], &c, 2).unwrap();
+            assert_eq!(m.ndcg[0], 0.5);
+            assert_eq!(m.average_precision, 0.75);
+            assert_eq!(m.reciprocal_rank, 0.75);
+        }
+    }
+
+    #[test]
+    fn tie_rules_apply_to_whole_files_and_to_the_metric_means() {
+        // Query a: all tied; query b: no ties.
+        let qids = ["a".to_string(), "b".to_string()];
+        let labels = [1, 0, 0, 2, 0, 1];
+        let scores = [0.5, 0.5, 0.5, 0.1, 0.3, 0.2];
+        let data = ltr_core::Dataset::from_parts(
+            1,
+            vec![0.0; 6],
+            labels.to_vec(),
+            vec![0, 3, 6],
+            qids.to_vec(),
+            None,
+        )
+        .unwrap();
+        for ties in crate::Ties::ALL {
+            let c = EvalConfig { ties, ..cfg(Convention::Letor3) };
+            let e = evaluate(&qids, &labels, &[0, 3, 6], None, &scores, &c).unwrap();
+            for metric in
+                [crate::Metric::Map, crate::Metric::Ndcg(1), crate::Metric::Err(3), crate::Metric::Mrr]
+            {
+                let mean = metric.mean(&data, &scores, &c).unwrap();
+                assert_eq!(
+                    mean.to_bits(),
+                    metric.of_summary(&e.summary).unwrap().to_bits(),
+                    "{ties} {metric}"
+                );
+            }
+        }
+        let c = EvalConfig { ties: crate::Ties::Expected, ..cfg(Convention::Letor3) };
+        let e = evaluate(&qids, &labels, &[0, 3, 6], None, &scores, &c).unwrap();
+        // Query a: one relevant document among three tied: AP = RR = (1 + 1/2 + 1/3) / 3.
+        let want = (1.0 + 0.5 + 1.0 / 3.0) / 3.0;
+        assert!((e.per_query[0].average_precision - want).abs() < 1e-15);
+        assert_eq!(e.per_query[1], evaluate_query("b", &[2, 0, 1], &[0.1, 0.3, 0.2], &c, 2).unwrap());
     }
 }

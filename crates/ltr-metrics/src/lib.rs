@@ -13,6 +13,10 @@
 //! | query with no relevant document | 0, counted | 0, counted | 0, counted | configurable: 0, 1 or skipped |
 //! | ties | file order | file order | file order | file order |
 //!
+//! Ties can instead be ordered pessimistically (relevant documents last) or every metric
+//! taken as its exact expectation over the orders of the tied documents ([`Ties`]), under any
+//! convention; file order is the default and the only rule of the official scripts.
+//!
 //! `letor3`, `letor4` and `mslr` reproduce the official evaluation scripts
 //! (`Eval-Score-3.0.pl`, `Eval-Score-4.0.pl` and its MSLR variant) exactly, including the
 //! order of floating-point operations. Means are taken over queries, per file; the harness
@@ -35,8 +39,9 @@ mod eval;
 pub mod lambda;
 mod metric;
 pub mod official;
+mod ties;
 
-pub use config::{EvalConfig, MAX_K, NoRelevant};
+pub use config::{EvalConfig, MAX_K, NoRelevant, Ties};
 pub use ltr_core::Convention;
 
 /// The convention of everything that names none (`ltr eval`, `ltr train`, user datasets,

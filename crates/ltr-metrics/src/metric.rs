@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::config::EvalConfig;
 use crate::eval::{QueryMetrics, QueryScratch, Summary, metrics_of_ranking, qid_order, rank_order};
+use crate::ties::tie_runs;
 use crate::{Error, Result};
 
 /// One metric. Written `map`, `mrr`, `mean-ndcg`, `ndcg@K`, `p@K` or `err@K`.
@@ -93,12 +94,24 @@ impl Metric {
         let mut ranked = std::mem::take(&mut scratch.ranked);
         ranked.clear();
         ranked.extend(scratch.order.iter().map(|&i| labels[i]));
-        let value = self.ranked_value(&ranked, cfg, max_grade, &mut scratch.ideal);
+        let expected = tie_runs(&scratch.order, scores, &mut ranked, cfg.ties, &mut scratch.ends);
+        let value = if expected {
+            self.expected_value(&ranked, &scratch.ends, cfg, max_grade)
+        } else {
+            self.ranked_value(&ranked, cfg, max_grade, &mut scratch.ideal)
+        };
         scratch.ranked = ranked;
         value
     }
 
-    /// The metric's value for labels already in ranked order.
+    /// The metric's value expected over every order of each run of tied scores (`ends`).
+    fn expected_value(self, ranked: &[Grade], ends: &[usize], cfg: &EvalConfig, max_grade: Grade) -> f64 {
+        let c = self.config(cfg);
+        let m = metrics_of_ranking("", ranked, Some(ends), &c, max_grade);
+        self.of_query(&m).unwrap_or(0.0)
+    }
+
+    /// The metric's value for labels already in ranked order (ties already ordered).
     pub fn ranked_value(
         self,
         ranked: &[Grade],
@@ -120,7 +133,7 @@ impl Metric {
             }
             _ => {
                 let c = self.config(cfg);
-                let m = metrics_of_ranking("", ranked, &c, max_grade);
+                let m = metrics_of_ranking("", ranked, None, &c, max_grade);
                 self.of_query(&m).unwrap_or(0.0)
             }
         }
@@ -138,11 +151,15 @@ impl Metric {
         let mut ideal = Vec::new();
         let mut values = Vec::with_capacity(data.n_queries());
         for q in data.queries() {
-            let ranked = view.ranked_labels(q.qid, q.range(), data.labels(), data.doc_ids(), scores, &c)?;
+            let (ranked, ends) =
+                view.ranked_labels(q.qid, q.range(), data.labels(), data.doc_ids(), scores, &c)?;
             let skip = c.convention == crate::Convention::Standard
                 && c.no_relevant == crate::NoRelevant::Skip
                 && !ranked.iter().any(|&g| c.is_relevant(g));
-            values.push((!skip).then(|| self.ranked_value(ranked, &c, max_grade, &mut ideal)));
+            values.push((!skip).then(|| match ends {
+                Some(ends) => self.expected_value(ranked, ends, &c, max_grade),
+                None => self.ranked_value(ranked, &c, max_grade, &mut ideal),
+            }));
         }
         // Summed in the same order as the full evaluation, so the two agree to the last bit.
         let (mut sum, mut counted) = (0.0, 0usize);
@@ -191,6 +208,7 @@ pub struct MetricScratch {
     order: Vec<usize>,
     ranked: Vec<Grade>,
     ideal: Vec<Grade>,
+    ends: Vec<usize>,
 }
 
 impl std::fmt::Display for Metric {

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use ltr_format::scores::read_scores_for;
 use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
-use ltr_metrics::{Convention, EvalConfig, NoRelevant, evaluate_dataset};
+use ltr_metrics::{Convention, EvalConfig, NoRelevant, Ties, evaluate_dataset};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -42,6 +42,22 @@ pub struct Args {
     /// Report cut-offs 1..=K (default: 16 for letor3, else 10; at most 1000).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=ltr_metrics::MAX_K as u64))]
     max_k: Option<usize>,
+    /// How documents with equal scores are ordered: file (the official scripts: file order),
+    /// pessimistic (relevant documents last), expected (each metric's exact mean over every
+    /// order of the tied documents). Any rule but file departs from the official scripts.
+    #[arg(long, value_enum, default_value_t = TiesArg::File)]
+    ties: TiesArg,
+}
+
+/// `--ties` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TiesArg {
+    /// File order, as the official scripts.
+    File,
+    /// Relevant documents last among equal scores.
+    Pessimistic,
+    /// Expected over every order of the tied documents, in closed form.
+    Expected,
 }
 
 /// `--no-relevant` values.
@@ -71,6 +87,11 @@ impl Args {
         if let Some(k) = self.max_k {
             cfg.max_k = k;
         }
+        cfg.ties = match self.ties {
+            TiesArg::File => Ties::File,
+            TiesArg::Pessimistic => Ties::Pessimistic,
+            TiesArg::Expected => Ties::Expected,
+        };
         cfg.validate()?;
         Ok(cfg)
     }
