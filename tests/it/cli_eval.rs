@@ -152,3 +152,36 @@ fn tie_rules_change_only_rankings_with_ties() {
         assert!(w <= m, "ndcg@{}: pessimistic {w}, expected {m}", k + 1);
     }
 }
+
+#[test]
+fn parts_set_on_the_command_line_are_named_and_change_only_their_part() {
+    let feature = fold_file("letor4", "MQ2008", 1, "test");
+    let scores = golden_dir().join("mq2008-fold1-test.continuous.scores");
+    let run = |extra: &[&str]| -> (serde_json::Value, String) {
+        let out = ltr()
+            .arg("eval")
+            .arg(&feature)
+            .arg(&scores)
+            .args(["--convention", "letor4", "--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (serde_json::from_slice(&out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (preset, note) = run(&[]);
+    assert!(note.is_empty(), "{note}");
+    // MQ2008 has queries without relevant documents: dropping them raises MAP; the note
+    // names the departure.
+    let (dropped, note) = run(&["--no-relevant", "skip"]);
+    assert!(note.contains("letor4 (no_relevant=skip)"), "{note}");
+    assert!(dropped["summary"]["n_counted"].as_u64() < preset["summary"]["n_counted"].as_u64());
+    assert!(dropped["summary"]["map"].as_f64() > preset["summary"]["map"].as_f64());
+    // Cutting NDCG at the list length changes only NDCG past some list's end.
+    let (cut, _) = run(&["--ndcg-past-end", "cut"]);
+    assert_eq!(cut["summary"]["map"], preset["summary"]["map"]);
+    assert_eq!(cut["summary"]["ndcg"][0], preset["summary"]["ndcg"][0]);
+    assert!(cut["summary"]["ndcg"][9].as_f64() > preset["summary"]["ndcg"][9].as_f64());
+    let bad = ltr().arg("eval").arg(&feature).arg(&scores).args(["--gain", "square"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

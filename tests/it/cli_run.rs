@@ -379,3 +379,47 @@ fn a_spec_argument_that_is_a_path_is_a_path() {
         assert!(arg == "nosuch" || !errs[0].contains("experiments/"), "{arg}: {}", errs[0]);
     }
 }
+
+/// A spec's `eval` table sets parts of the convention: its cells are other cells (the
+/// evaluation config is part of every key), every table names the departure, and a part that
+/// does not exist is refused when the spec loads, naming the key.
+#[test]
+fn a_specs_eval_parts_are_keyed_and_named_in_every_table() {
+    let env = Env::bare();
+    let plain = small_spec(&env, "plain", "");
+    let parts = small_spec(&env, "parts", "eval = { gain = \"linear\", ties = \"expected\" }\n");
+    for (spec, out) in [(&plain, "rep-plain"), (&parts, "rep-parts")] {
+        let spec = spec.to_str().unwrap();
+        ok(&env.ltr(&["run", spec, "--results", "r"], None));
+        ok(&env.ltr(&["report", spec, "--results", "r", "--out", out], None));
+    }
+    let md = std::fs::read_to_string(env.path("rep-parts/parts.md")).unwrap();
+    assert!(md.contains("## small (letor3 convention with gain=linear, ties=expected)"), "{md}");
+    assert!(
+        md.contains("Departing from it (not the official script's numbers): gain=linear, ties=expected."),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(env.path("rep-parts/parts.csv")).unwrap();
+    assert!(csv.contains("letor3 (gain=linear, ties=expected)"), "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.path("rep-parts/parts.json")).unwrap()).unwrap();
+    assert_eq!(json["convention_parts"]["small"], serde_json::json!({"gain": "linear", "ties": "expected"}));
+    // The preset's report is as before: no parts anywhere.
+    let md = std::fs::read_to_string(env.path("rep-plain/plain.md")).unwrap();
+    assert!(md.contains("## small (letor3 convention)") && !md.contains("Departing"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(env.path("rep-plain/plain.json")).unwrap()).unwrap();
+    assert!(json.get("convention_parts").is_none());
+    // The same model scored two ways: the linear gain changes NDCG (grades reach 2 here).
+    let plain_md = std::fs::read_to_string(env.path("rep-plain/plain.md")).unwrap();
+    let parts_md = std::fs::read_to_string(env.path("rep-parts/parts.md")).unwrap();
+    let (a, b) = (row(&plain_md, &["regression"]), row(&parts_md, &["regression"]));
+    assert!(a.is_some() && a != b, "{a:?} {b:?}");
+
+    let bad = small_spec(&env, "bad", "eval = { gains = \"linear\" }\n");
+    let out = env.ltr(&["run", bad.to_str().unwrap(), "--results", "r"], None);
+    assert!(!out.status.success() && text(&out).contains("gains"), "{}", text(&out));
+    let bad = small_spec(&env, "bad0", "eval = { relevant_from = 0 }\n");
+    let out = env.ltr(&["run", bad.to_str().unwrap(), "--results", "r"], None);
+    assert!(!out.status.success() && text(&out).contains("relevant_from"), "{}", text(&out));
+}

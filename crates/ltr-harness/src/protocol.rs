@@ -133,9 +133,9 @@ pub fn model_statistics(model: &AnyModel, test: &Dataset) -> ltr_core::Result<BT
 }
 
 /// The evaluation config of a dataset under a spec: the spec's convention if it sets one,
-/// else the dataset's, in its official form.
+/// else the dataset's, in its official form, with the parts the spec's `eval` table sets.
 pub fn eval_config(spec: &ExperimentSpec, dataset: &DatasetInput) -> EvalConfig {
-    EvalConfig::official(spec.convention.unwrap_or(dataset.convention))
+    EvalConfig::official(spec.convention.unwrap_or(dataset.convention)).with_parts(&spec.eval)
 }
 
 /// The selection criterion of an entry on a dataset.

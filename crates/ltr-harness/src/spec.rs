@@ -9,6 +9,7 @@
 //! seed = 42
 //! validation_metric = "map"  # model selection on vali (LETOR protocol); default map
 //! # convention = "letor3"    # default: each dataset's convention from the manifest
+//! # eval = { gain = "linear", ties = "expected" } # parts that depart from the convention
 //! # baseline = "ranksvm"     # the label the report tests the others against; default: the first
 //! # significance = "t"       # "t" (default), "randomization" or "tukey" (all pairs)
 //!
@@ -47,7 +48,7 @@ use std::path::{Path, PathBuf};
 use ltr_data::Manifest;
 use ltr_data::normalize::Normalization;
 use ltr_format::LineFormat;
-use ltr_metrics::{Convention, Metric};
+use ltr_metrics::{Convention, ConventionParts, Metric};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
@@ -89,6 +90,8 @@ struct RawSpec {
     validation_metric: Option<String>,
     #[serde(default)]
     convention: Option<Convention>,
+    #[serde(default)]
+    eval: ConventionParts,
     #[serde(default)]
     baseline: Option<String>,
     #[serde(default)]
@@ -156,6 +159,10 @@ pub struct ExperimentSpec {
     pub seed: u64,
     /// Convention override (else each dataset's own).
     pub convention: Option<Convention>,
+    /// Parts of the convention set one by one (gain, discount, past-end rules, no-relevant
+    /// policy, relevance threshold, tie rule), over whichever convention applies. Numbers
+    /// computed with any part set are named by [`ltr_metrics::EvalConfig::label`].
+    pub eval: ConventionParts,
     /// The algorithms, in report order.
     pub algorithms: Vec<AlgorithmEntry>,
     /// The label of the algorithm the report tests the others against (`None`: the first).
@@ -281,6 +288,10 @@ impl ExperimentSpec {
         };
         check_name(&raw.name).map_err(|e| bad(format!("name {:?}: {e}", raw.name)))?;
         let seed = seed_value("seed", raw.seed).map_err(&bad)?;
+        ltr_metrics::EvalConfig::official(Convention::Standard)
+            .with_parts(&raw.eval)
+            .validate()
+            .map_err(|e| bad(format!("eval: {e}")))?;
         if raw.datasets.is_empty() {
             return Err(bad("`datasets` is empty".into()));
         }
@@ -345,6 +356,7 @@ impl ExperimentSpec {
             folds: raw.folds,
             seed,
             convention: raw.convention,
+            eval: raw.eval,
             algorithms,
             baseline: raw.baseline,
             significance: raw.significance,
@@ -518,6 +530,7 @@ impl ExperimentSpec {
             folds: (1..=ltr_data::manifest::MAX_FOLDS).collect(),
             seed,
             convention: None,
+            eval: defaults.eval,
             algorithms: defaults.algorithms.clone(),
             baseline: defaults.baseline.clone(),
             significance: defaults.significance,

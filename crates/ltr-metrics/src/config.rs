@@ -3,6 +3,7 @@
 use ltr_core::{Convention, Grade};
 use serde::{Deserialize, Serialize};
 
+use crate::parts::{ConventionParts, DiscountRule, GainRule, NdcgPastEnd, PrecisionPastEnd, Ties};
 use crate::{Error, Result};
 
 /// What a query without any relevant document scores (`standard` only; the official
@@ -18,59 +19,14 @@ pub enum NoRelevant {
     Skip,
 }
 
-/// How documents with equal scores are ordered before a ranking is scored.
-///
-/// The official scripts keep file order, so two files holding the same scores in another
-/// row order can score differently. The other two rules do not depend on row order: the
-/// pessimistic one is the worst case, and the expected one is the mean over every ordering
-/// of the tied documents, in closed form (McSherry and Najork, *Computing information
-/// retrieval performance measures efficiently in the presence of tied scores*, ECIR 2008).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Ties {
-    /// Tied documents keep their order in the file (the official scripts).
-    #[default]
-    File,
-    /// Tied documents are ranked by ascending grade: relevant documents last.
-    Pessimistic,
-    /// Every metric is its expectation over all orderings of the tied documents.
-    Expected,
-}
-
-impl Ties {
-    /// Every rule, in the order the CLI lists them.
-    pub const ALL: [Ties; 3] = [Ties::File, Ties::Pessimistic, Ties::Expected];
-
-    /// Whether this is file order (the default, which the serialised config leaves out so
-    /// that configs and cell keys written before the rule existed stay the same).
-    pub fn is_file(&self) -> bool {
-        *self == Ties::File
-    }
-
-    /// The rule's name, as the CLI and the JSON spell it.
+impl NoRelevant {
+    /// The policy's name, as the CLI and the specs spell it.
     pub fn name(self) -> &'static str {
         match self {
-            Ties::File => "file",
-            Ties::Pessimistic => "pessimistic",
-            Ties::Expected => "expected",
+            NoRelevant::Zero => "zero",
+            NoRelevant::One => "one",
+            NoRelevant::Skip => "skip",
         }
-    }
-}
-
-impl std::fmt::Display for Ties {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Ties {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        Ties::ALL
-            .into_iter()
-            .find(|t| t.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or(Error::Config("tie rule must be file, pessimistic or expected"))
     }
 }
 
@@ -97,6 +53,18 @@ pub struct EvalConfig {
     /// How tied scores are ordered ([`Ties::File`], the scripts' rule, unless asked).
     #[serde(default, skip_serializing_if = "Ties::is_file")]
     pub ties: Ties,
+    /// The gain of a grade in DCG, when not the convention's (exponential).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gain: Option<GainRule>,
+    /// The discount of a rank, when not the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount: Option<DiscountRule>,
+    /// NDCG@k past a list's end, when not the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ndcg_past_end: Option<NdcgPastEnd>,
+    /// P@k past a list's end, when not the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_past_end: Option<PrecisionPastEnd>,
 }
 
 impl EvalConfig {
@@ -111,6 +79,10 @@ impl EvalConfig {
                 max_grade: Some(2),
                 max_k: 16,
                 ties: Ties::File,
+                gain: None,
+                discount: None,
+                ndcg_past_end: None,
+                precision_past_end: None,
             },
             Convention::Letor4 => Self {
                 convention,
@@ -119,6 +91,10 @@ impl EvalConfig {
                 max_grade: Some(2),
                 max_k: 10,
                 ties: Ties::File,
+                gain: None,
+                discount: None,
+                ndcg_past_end: None,
+                precision_past_end: None,
             },
             Convention::Mslr => Self {
                 convention,
@@ -127,6 +103,10 @@ impl EvalConfig {
                 max_grade: Some(4),
                 max_k: 10,
                 ties: Ties::File,
+                gain: None,
+                discount: None,
+                ndcg_past_end: None,
+                precision_past_end: None,
             },
             Convention::Standard => Self {
                 convention,
@@ -135,6 +115,10 @@ impl EvalConfig {
                 max_grade: None,
                 max_k: 10,
                 ties: Ties::File,
+                gain: None,
+                discount: None,
+                ndcg_past_end: None,
+                precision_past_end: None,
             },
         }
     }
@@ -150,7 +134,89 @@ impl EvalConfig {
         Self { no_relevant, ..Self::official(Convention::Standard) }
     }
 
-    /// Checks that an official convention is not combined with non-official settings.
+    /// This config with the parts `parts` sets replaced (the others kept).
+    pub fn with_parts(mut self, parts: &ConventionParts) -> Self {
+        if let Some(g) = parts.gain {
+            self.gain = Some(g);
+        }
+        if let Some(d) = parts.discount {
+            self.discount = Some(d);
+        }
+        if let Some(p) = parts.ndcg_past_end {
+            self.ndcg_past_end = Some(p);
+        }
+        if let Some(p) = parts.precision_past_end {
+            self.precision_past_end = Some(p);
+        }
+        if let Some(n) = parts.no_relevant {
+            self.no_relevant = n;
+        }
+        if let Some(r) = parts.relevant_from {
+            self.relevant_from = r;
+        }
+        if let Some(t) = parts.ties {
+            self.ties = t;
+        }
+        self
+    }
+
+    /// The parts in which this config departs from its named convention's preset, in the
+    /// order [`ConventionParts::describe`] lists them (empty for a preset).
+    pub fn departures(&self) -> ConventionParts {
+        let preset = Self::official(self.convention);
+        fn differs<T: PartialEq>(a: T, b: T) -> Option<T> {
+            (a != b).then_some(a)
+        }
+        ConventionParts {
+            gain: differs(self.gain_rule(), preset.gain_rule()),
+            discount: differs(self.discount_rule(), preset.discount_rule()),
+            ndcg_past_end: differs(self.ndcg_past_end_rule(), preset.ndcg_past_end_rule()),
+            precision_past_end: differs(self.precision_past_end_rule(), preset.precision_past_end_rule()),
+            no_relevant: differs(self.no_relevant, preset.no_relevant),
+            relevant_from: differs(self.relevant_from, preset.relevant_from),
+            ties: differs(self.ties, preset.ties),
+        }
+    }
+
+    /// The convention's name, and the parts that depart from it: `letor3`, or
+    /// `letor3 (gain=linear, ties=expected)`. Every table names its numbers by this.
+    pub fn label(&self) -> String {
+        let parts = self.departures().describe();
+        if parts.is_empty() { self.convention.to_string() } else { format!("{} ({parts})", self.convention) }
+    }
+
+    /// The gain rule in force.
+    pub fn gain_rule(&self) -> GainRule {
+        self.gain.unwrap_or(GainRule::Exponential)
+    }
+
+    /// The discount rule in force: the convention's unless set.
+    pub fn discount_rule(&self) -> DiscountRule {
+        self.discount.unwrap_or(match self.convention {
+            Convention::Standard => DiscountRule::Log2,
+            _ => DiscountRule::Letor,
+        })
+    }
+
+    /// NDCG@k past a list's end in force: 0 under the official conventions, else cut.
+    pub fn ndcg_past_end_rule(&self) -> NdcgPastEnd {
+        self.ndcg_past_end.unwrap_or(if self.convention.is_official() {
+            NdcgPastEnd::Zero
+        } else {
+            NdcgPastEnd::Cut
+        })
+    }
+
+    /// P@k past a list's end in force: 0 under `letor3`, else the relevant count over `k`.
+    pub fn precision_past_end_rule(&self) -> PrecisionPastEnd {
+        self.precision_past_end.unwrap_or(match self.convention {
+            Convention::Letor3 => PrecisionPastEnd::Zero,
+            _ => PrecisionPastEnd::OverK,
+        })
+    }
+
+    /// Checks the bounds of the numeric parts. Any part may depart from the named
+    /// convention's preset; [`EvalConfig::label`] then names the departure.
     pub fn validate(&self) -> Result<()> {
         if self.max_k == 0 {
             return Err(Error::Config("max_k must be at least 1"));
@@ -161,34 +227,27 @@ impl EvalConfig {
         if self.relevant_from == 0 {
             return Err(Error::Config("relevant_from must be at least 1"));
         }
-        if self.convention.is_official() {
-            let official = Self::official(self.convention);
-            if self.no_relevant != NoRelevant::Zero {
-                return Err(Error::Config(
-                    "official conventions score queries without relevant documents 0; use `standard` for another policy",
-                ));
-            }
-            if self.relevant_from != official.relevant_from {
-                return Err(Error::Config("official conventions fix the relevance threshold"));
-            }
-        }
         Ok(())
     }
 
-    /// Gain of a grade: `2^g - 1`.
+    /// Gain of a grade in DCG: `2^g - 1` (every named convention), or `g` under
+    /// [`GainRule::Linear`].
     #[inline]
     pub fn gain(&self, grade: Grade) -> f64 {
-        GAINS.get(usize::from(grade)).copied().unwrap_or_else(|| f64::from(grade).exp2() - 1.0)
+        match self.gain {
+            Some(GainRule::Linear) => f64::from(grade),
+            _ => exponential_gain(grade),
+        }
     }
 
     /// Discount of 1-based rank `r`, as the scripts compute it: LETOR conventions
     /// `ln 2 / ln r` for `r >= 3` (1 above); standard `ln 2 / ln(r + 1)`.
     #[inline]
     pub fn discount(&self, rank: usize) -> f64 {
-        match self.convention {
-            Convention::Standard => std::f64::consts::LN_2 / ((rank + 1) as f64).ln(),
-            _ if rank <= 2 => 1.0,
-            _ => std::f64::consts::LN_2 / (rank as f64).ln(),
+        match self.discount_rule() {
+            DiscountRule::Log2 => std::f64::consts::LN_2 / ((rank + 1) as f64).ln(),
+            DiscountRule::Letor if rank <= 2 => 1.0,
+            DiscountRule::Letor => std::f64::consts::LN_2 / (rank as f64).ln(),
         }
     }
 
@@ -203,10 +262,10 @@ impl EvalConfig {
     /// documents, under [`Ties::Expected`]), in the same operation order.
     #[inline]
     pub fn dcg_term_of_gain(&self, g: f64, rank: usize) -> f64 {
-        match self.convention {
-            Convention::Standard => g * std::f64::consts::LN_2 / ((rank + 1) as f64).ln(),
-            _ if rank <= 2 => g,
-            _ => g * std::f64::consts::LN_2 / (rank as f64).ln(),
+        match self.discount_rule() {
+            DiscountRule::Log2 => g * std::f64::consts::LN_2 / ((rank + 1) as f64).ln(),
+            DiscountRule::Letor if rank <= 2 => g,
+            DiscountRule::Letor => g * std::f64::consts::LN_2 / (rank as f64).ln(),
         }
     }
 
@@ -219,8 +278,22 @@ impl EvalConfig {
     /// Whether NDCG@k for `k` beyond the list length is 0 (official) rather than NDCG@n.
     #[inline]
     pub fn ndcg_zero_past_end(&self) -> bool {
-        self.convention.is_official()
+        self.ndcg_past_end_rule() == NdcgPastEnd::Zero
     }
+
+    /// What a query without relevant documents scores in NDCG, AP, ERR and RR (its policy's
+    /// 1, else 0).
+    #[inline]
+    pub fn undefined_value(&self) -> f64 {
+        if self.no_relevant == NoRelevant::One { 1.0 } else { 0.0 }
+    }
+}
+
+/// `2^g - 1`: the gain of every named convention, and ERR's stop probability's numerator
+/// whatever the gain rule (ERR is defined by it).
+#[inline]
+pub fn exponential_gain(grade: Grade) -> f64 {
+    GAINS.get(usize::from(grade)).copied().unwrap_or_else(|| f64::from(grade).exp2() - 1.0)
 }
 
 /// `2^g - 1` for the grades in common use.
@@ -236,8 +309,11 @@ mod tests {
             EvalConfig::official(c).validate().unwrap();
         }
         EvalConfig::standard(NoRelevant::Skip).validate().unwrap();
-        let bad = EvalConfig { no_relevant: NoRelevant::One, ..EvalConfig::official(Convention::Letor3) };
-        assert!(bad.validate().is_err());
+        // A departure from a preset is valid, and named.
+        let one = EvalConfig { no_relevant: NoRelevant::One, ..EvalConfig::official(Convention::Letor3) };
+        one.validate().unwrap();
+        assert_eq!(one.label(), "letor3 (no_relevant=one)");
+        assert_eq!(EvalConfig::official(Convention::Letor3).label(), "letor3");
         let wide = EvalConfig { max_k: usize::MAX, ..EvalConfig::official(Convention::Letor3) };
         assert!(wide.validate().unwrap_err().to_string().contains("max_k: cut-off"));
     }
@@ -267,6 +343,101 @@ mod tests {
         let json = serde_json::to_string(&expected).unwrap();
         assert!(json.contains(r#""ties":"expected""#), "{json}");
         assert_eq!(serde_json::from_str::<EvalConfig>(&json).unwrap(), expected);
+    }
+
+    /// The parts of a preset, written out one by one.
+    fn spelled_out(c: Convention) -> ConventionParts {
+        let p = EvalConfig::official(c);
+        ConventionParts {
+            gain: Some(p.gain_rule()),
+            discount: Some(p.discount_rule()),
+            ndcg_past_end: Some(p.ndcg_past_end_rule()),
+            precision_past_end: Some(p.precision_past_end_rule()),
+            no_relevant: Some(p.no_relevant),
+            relevant_from: Some(p.relevant_from),
+            ties: Some(p.ties),
+        }
+    }
+
+    #[test]
+    fn the_named_conventions_are_presets_of_the_parts() {
+        let mut rng = ltr_core::Rng::new(3);
+        let labels: Vec<Grade> = (0..60).map(|_| rng.index(3) as Grade).collect();
+        let scores: Vec<f64> = (0..60).map(|_| rng.index(7) as f64).collect();
+        let offsets = [0, 3, 4, 12, 30, 60];
+        let qids: Vec<String> = (0..5).map(|q| q.to_string()).collect();
+        for c in Convention::ALL {
+            // Any preset rebuilt from another named convention by its parts scores the
+            // same bits as the preset itself.
+            for base in Convention::ALL {
+                let preset = EvalConfig::official(c);
+                let rebuilt = EvalConfig {
+                    max_grade: preset.max_grade,
+                    max_k: preset.max_k,
+                    ..EvalConfig::official(base)
+                }
+                .with_parts(&spelled_out(c));
+                let a = crate::evaluate(&qids, &labels, &offsets, None, &scores, &rebuilt).unwrap();
+                let b = crate::evaluate(&qids, &labels, &offsets, None, &scores, &preset).unwrap();
+                assert_eq!(a.per_query, b.per_query, "{c} from {base}");
+            }
+            assert_eq!(EvalConfig::official(c).departures(), ConventionParts::default());
+            assert_eq!(EvalConfig::official(c).with_parts(&spelled_out(c)).label(), c.to_string());
+        }
+    }
+
+    #[test]
+    fn each_part_by_hand() {
+        let l3 = EvalConfig::official(Convention::Letor3);
+        // Linear gain: grades 2, 0, 1 ranked; DCG@3 = 2 + 0 + 1/log2(3), ideal 2 + 1.
+        let lin = l3.with_parts(&ConventionParts { gain: Some(GainRule::Linear), ..Default::default() });
+        assert_eq!(lin.label(), "letor3 (gain=linear)");
+        let m = crate::evaluate_query("q", &[2, 0, 1], &[3.0, 2.0, 1.0], &lin, 2).unwrap();
+        assert!((m.ndcg[2] - (2.0 + 1.0 / 3f64.log2()) / 3.0).abs() < 1e-15);
+        // ERR keeps its exponential stop probability: (2^2 - 1) / 4 at rank 1.
+        assert_eq!(m.err[0], 0.75);
+        // log2 discount on letor3: rank 2 is discounted by 1/log2(3).
+        let log2 =
+            l3.with_parts(&ConventionParts { discount: Some(DiscountRule::Log2), ..Default::default() });
+        let m = crate::evaluate_query("q", &[0, 1], &[2.0, 1.0], &log2, 2).unwrap();
+        assert!((m.ndcg[1] - 1.0 / 3f64.log2()).abs() < 1e-15);
+        // Past the end: cut NDCG and relevant/k precision on letor3.
+        let cut = l3.with_parts(&ConventionParts {
+            ndcg_past_end: Some(NdcgPastEnd::Cut),
+            precision_past_end: Some(PrecisionPastEnd::OverK),
+            ..Default::default()
+        });
+        let m = crate::evaluate_query("q", &[1, 0], &[2.0, 1.0], &cut, 2).unwrap();
+        assert_eq!((m.ndcg[4], m.precision[4]), (1.0, 1.0 / 5.0));
+        // No-relevant queries dropped, and a threshold of 2, on letor4.
+        let l4 = EvalConfig::official(Convention::Letor4);
+        let drop = l4.with_parts(&ConventionParts {
+            no_relevant: Some(NoRelevant::Skip),
+            relevant_from: Some(2),
+            ..Default::default()
+        });
+        assert_eq!(drop.label(), "letor4 (no_relevant=skip, relevant_from=2)");
+        let e = crate::evaluate(
+            &["a".into(), "b".into()],
+            &[1, 0, 2, 1],
+            &[0, 2, 4],
+            None,
+            &[2.0, 1.0, 1.0, 2.0],
+            &drop,
+        )
+        .unwrap();
+        assert_eq!((e.summary.n_counted, e.summary.map), (1, 0.5));
+    }
+
+    #[test]
+    fn parts_parse_from_names_and_from_a_spec_table() {
+        assert_eq!("over-k".parse::<PrecisionPastEnd>().unwrap(), PrecisionPastEnd::OverK);
+        assert!("log10".parse::<DiscountRule>().unwrap_err().to_string().contains("letor log2"));
+        let parts: ConventionParts =
+            serde_json::from_str(r#"{"gain":"linear","precision_past_end":"over-k","ties":"expected"}"#)
+                .unwrap();
+        assert_eq!(parts.describe(), "gain=linear, precision_past_end=over-k, ties=expected");
+        assert!(serde_json::from_str::<ConventionParts>(r#"{"gains":"linear"}"#).is_err());
     }
 
     #[test]

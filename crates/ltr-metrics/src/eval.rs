@@ -134,11 +134,7 @@ pub(crate) fn metrics_of_ranking(
     }
     let no_gain = id == 0.0;
     let n_relevant = ranked.iter().filter(|&&g| cfg.is_relevant(g)).count();
-    let standard_policy = (!cfg.convention.is_official()).then_some(cfg.no_relevant);
-    let fill_undefined = match standard_policy {
-        Some(NoRelevant::One) => 1.0,
-        _ => 0.0,
-    };
+    let fill_undefined = cfg.undefined_value();
 
     let ndcg_at = |pos: usize| -> f64 {
         // pos is 0-based and < n.
@@ -189,7 +185,7 @@ pub(crate) fn metrics_of_ranking(
         .map(|pos| {
             if pos < n {
                 rel_prefix[pos] / (pos + 1) as f64
-            } else if matches!(cfg.convention, crate::Convention::Letor3) {
+            } else if cfg.precision_past_end_rule() == crate::PrecisionPastEnd::Zero {
                 0.0
             } else {
                 count as f64 / (pos + 1) as f64
@@ -204,7 +200,7 @@ pub(crate) fn metrics_of_ranking(
 
     // ERR (Chapelle et al. 2009), cut at the list length.
     let denom = f64::from(max_grade.max(1)).exp2();
-    let stop = |g: Grade| cfg.gain(g) / denom;
+    let stop = |g: Grade| crate::exponential_gain(g) / denom;
     let mut err = Vec::with_capacity(k_max);
     let (mut e, mut p_continue) = (0.0, 1.0);
     let (mut stops, mut terms) = (Vec::new(), Vec::new());
@@ -236,7 +232,7 @@ pub(crate) fn metrics_of_ranking(
         qid: qid.to_owned(),
         n_docs: n,
         n_relevant,
-        counted: !(standard_policy == Some(NoRelevant::Skip) && n_relevant == 0),
+        counted: !(cfg.no_relevant == NoRelevant::Skip && n_relevant == 0),
         ndcg,
         precision,
         err,
@@ -537,16 +533,10 @@ mod tests {
         let mut start = 0;
         for &end in ends {
             let run = &ranked[start..end];
-            let mut perms: Vec<Vec<Grade>> = Vec::new();
-            let mut idx: Vec<usize> = (0..run.len()).collect();
-            // Lexicographic enumeration of index permutations.
-            loop {
-                perms.push(idx.iter().map(|&i| run[i]).collect());
-                let Some(i) = (1..idx.len()).rev().find(|&i| idx[i - 1] < idx[i]) else { break };
-                let j = (i..idx.len()).rev().find(|&j| idx[j] > idx[i - 1]).unwrap();
-                idx.swap(i - 1, j);
-                idx[i..].reverse();
-            }
+            let perms: Vec<Vec<Grade>> = crate::ties::permutations(run.len())
+                .iter()
+                .map(|p| p.iter().map(|&i| run[i]).collect())
+                .collect();
             all = all
                 .iter()
                 .flat_map(|prefix| {

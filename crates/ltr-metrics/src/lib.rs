@@ -39,10 +39,12 @@ mod eval;
 pub mod lambda;
 mod metric;
 pub mod official;
+mod parts;
 mod ties;
 
-pub use config::{EvalConfig, MAX_K, NoRelevant, Ties};
+pub use config::{EvalConfig, MAX_K, NoRelevant, exponential_gain};
 pub use ltr_core::Convention;
+pub use parts::{ConventionParts, DiscountRule, GainRule, NdcgPastEnd, PrecisionPastEnd, Ties};
 
 /// The convention of everything that names none (`ltr eval`, `ltr train`, user datasets,
 /// learners evaluating during training): the LETOR 3.0 script's.

@@ -153,9 +153,7 @@ impl Metric {
         for q in data.queries() {
             let (ranked, ends) =
                 view.ranked_labels(q.qid, q.range(), data.labels(), data.doc_ids(), scores, &c)?;
-            let skip = c.convention == crate::Convention::Standard
-                && c.no_relevant == crate::NoRelevant::Skip
-                && !ranked.iter().any(|&g| c.is_relevant(g));
+            let skip = c.no_relevant == crate::NoRelevant::Skip && !ranked.iter().any(|&g| c.is_relevant(g));
             values.push((!skip).then(|| match ends {
                 Some(ends) => self.expected_value(ranked, ends, &c, max_grade),
                 None => self.ranked_value(ranked, &c, max_grade, &mut ideal),
@@ -174,11 +172,7 @@ impl Metric {
 }
 
 fn undefined_fill(cfg: &EvalConfig) -> f64 {
-    if cfg.convention == crate::Convention::Standard && cfg.no_relevant == crate::NoRelevant::One {
-        1.0
-    } else {
-        0.0
-    }
+    cfg.undefined_value()
 }
 
 /// NDCG@k of labels in ranked order.

@@ -11,7 +11,7 @@
 
 use ltr_core::Grade;
 
-use crate::config::Ties;
+use crate::parts::Ties;
 
 /// The runs of equal scores of a ranking, as the exclusive end of each run (`ends`), and the
 /// pessimistic order applied to `ranked` when asked.
@@ -180,28 +180,29 @@ pub(crate) fn expected_err_terms(stops: &[f64], len: usize, out: &mut Vec<f64>) 
     }
 }
 
+/// Every permutation of `0..n` (tests enumerate the orders of tied documents with it).
+#[cfg(test)]
+pub(crate) fn permutations(n: usize) -> Vec<Vec<usize>> {
+    fn heap(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if k <= 1 {
+            out.push(a.clone());
+            return;
+        }
+        for i in 0..k {
+            heap(k - 1, a, out);
+            let j = if k.is_multiple_of(2) { i } else { 0 };
+            a.swap(j, k - 1);
+        }
+    }
+    let mut a: Vec<usize> = (0..n).collect();
+    let mut out = Vec::new();
+    heap(n, &mut a, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every permutation of `0..n`, by Heap's algorithm.
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        fn heap(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-            if k <= 1 {
-                out.push(a.clone());
-                return;
-            }
-            for i in 0..k {
-                heap(k - 1, a, out);
-                let j = if k % 2 == 0 { i } else { 0 };
-                a.swap(j, k - 1);
-            }
-        }
-        let mut a: Vec<usize> = (0..n).collect();
-        let mut out = Vec::new();
-        heap(n, &mut a, &mut out);
-        out
-    }
 
     #[test]
     fn expected_err_terms_equal_the_mean_over_every_order() {
@@ -209,6 +210,10 @@ mod tests {
         let mut got = Vec::new();
         expected_err_terms(&stops, stops.len(), &mut got);
         let perms = permutations(stops.len());
+        let mut distinct = perms.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 720, "every order once");
         for j in 0..stops.len() {
             let mean = perms
                 .iter()

@@ -30,6 +30,10 @@ pub struct ReportJson<'a> {
     pub code_version: &'a str,
     /// Dataset -> the convention its numbers were computed with (datasets run).
     pub conventions: BTreeMap<String, Convention>,
+    /// Dataset -> the parts in which its numbers depart from that convention (only datasets
+    /// with a departure; absent when none has one).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub convention_parts: BTreeMap<String, ltr_metrics::ConventionParts>,
     /// Every dataset of the run: files and hashes, or why it was unavailable.
     pub datasets: Vec<DatasetJson<'a>>,
     /// Every algorithm entry of the spec.
@@ -171,6 +175,13 @@ pub(crate) fn document<'a>(
             .datasets
             .iter()
             .filter_map(|d| crate::convention_of(input, d).map(|c| (d.clone(), c)))
+            .collect(),
+        convention_parts: input
+            .spec
+            .datasets
+            .iter()
+            .map(|d| (d.clone(), crate::departures_of(input, d)))
+            .filter(|(_, p)| !p.is_empty())
             .collect(),
         datasets: input
             .run

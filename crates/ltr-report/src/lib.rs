@@ -365,7 +365,14 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
         aggs.iter().map(|a| algorithm_info(input, &a.algorithm).family.to_string()).collect();
     let conventions: Vec<String> = aggs
         .iter()
-        .map(|a| convention_of(input, &a.dataset).map(|c| c.to_string()).unwrap_or_default())
+        .map(|a| {
+            let parts = departures_of(input, &a.dataset).describe();
+            match convention_of(input, &a.dataset) {
+                Some(c) if parts.is_empty() => c.to_string(),
+                Some(c) => format!("{c} ({parts})"),
+                None => String::new(),
+            }
+        })
         .collect();
     let csv = aggregate::to_csv(&aggs, &[("family", family), ("convention", conventions)])?;
     let plots = plot::report_plots(input, &per_query, &folds)?;
@@ -467,6 +474,12 @@ static UNKNOWN: ltr_core::AlgorithmInfo = ltr_core::AlgorithmInfo {
 /// override (`None`: not run and no override).
 pub(crate) fn convention_of(input: &ReportInput, dataset: &str) -> Option<Convention> {
     input.cells.iter().find(|c| c.dataset == dataset).map(|c| c.eval.convention).or(input.spec.convention)
+}
+
+/// The parts in which a dataset's numbers depart from its named convention: its cells',
+/// else the spec's `eval` table (empty for the presets).
+pub(crate) fn departures_of(input: &ReportInput, dataset: &str) -> ltr_metrics::ConventionParts {
+    input.cells.iter().find(|c| c.dataset == dataset).map_or(input.spec.eval, |c| c.eval.departures())
 }
 
 /// Writes `<dir>/<name>.md`, `.json` and `.csv`, the per-query data as

@@ -140,18 +140,25 @@ pub(crate) fn markdown(
 
     // Header.
     // By convention name, so the rows come in the same order whatever the spec's order.
-    let conventions: BTreeMap<&'static str, (Convention, Vec<String>)> =
+    // Parts set one by one over a convention come after it, named.
+    let conventions: BTreeMap<(&'static str, String), (Convention, Vec<String>)> =
         spec.datasets.iter().fold(BTreeMap::new(), |mut acc, d| {
             if let Some(c) = crate::convention_of(input, d) {
-                acc.entry(c.name()).or_insert_with(|| (c, Vec::new())).1.push(d.clone());
+                let parts = crate::departures_of(input, d).describe();
+                acc.entry((c.name(), parts)).or_insert_with(|| (c, Vec::new())).1.push(d.clone());
             }
             acc
         });
     let mut head: Vec<Vec<String>> = Vec::new();
-    for (c, ds) in conventions.values() {
+    for ((_, parts), (c, ds)) in &conventions {
+        let departs = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" Departing from it (not the official script's numbers): {parts}.")
+        };
         head.push(vec![
             format!("Metric convention ({})", escaped_list(ds)),
-            format!("`{c}`: {}", describe(*c)),
+            format!("`{c}`: {}{departs}", describe(*c)),
         ]);
     }
     let mut selection: BTreeMap<String, Vec<&str>> = BTreeMap::new();
@@ -311,7 +318,12 @@ pub(crate) fn markdown(
             continue;
         }
         let conv = crate::convention_of(input, d).map(Convention::name).unwrap_or_default();
-        md += &format!("## {d} ({conv} convention)\n\n");
+        let parts = crate::departures_of(input, d).describe();
+        if parts.is_empty() {
+            md += &format!("## {d} ({conv} convention)\n\n");
+        } else {
+            md += &format!("## {d} ({conv} convention with {parts})\n\n");
+        }
         let mut header = vec!["Algorithm".to_owned()];
         header.extend(METRICS.map(header_label));
         header.push("Fit s/fold".into());

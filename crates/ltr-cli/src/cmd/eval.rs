@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use ltr_format::scores::read_scores_for;
 use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
-use ltr_metrics::{Convention, EvalConfig, NoRelevant, Ties, evaluate_dataset};
+use ltr_metrics::{Convention, ConventionParts, EvalConfig, NoRelevant, Ties, evaluate_dataset};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -36,7 +36,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// `standard` only: what a query without relevant documents scores.
+    /// What a query without relevant documents scores: 0 and counted (every named
+    /// convention but standard's 1), 1 and counted (LightGBM, XGBoost), or left out of the
+    /// means.
     #[arg(long, value_enum)]
     no_relevant: Option<NoRelevantArg>,
     /// Report cut-offs 1..=K (default: 16 for letor3, else 10; at most 1000).
@@ -44,20 +46,24 @@ pub struct Args {
     max_k: Option<usize>,
     /// How documents with equal scores are ordered: file (the official scripts: file order),
     /// pessimistic (relevant documents last), expected (each metric's exact mean over every
-    /// order of the tied documents). Any rule but file departs from the official scripts.
-    #[arg(long, value_enum, default_value_t = TiesArg::File)]
-    ties: TiesArg,
-}
-
-/// `--ties` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TiesArg {
-    /// File order, as the official scripts.
-    File,
-    /// Relevant documents last among equal scores.
-    Pessimistic,
-    /// Expected over every order of the tied documents, in closed form.
-    Expected,
+    /// order of the tied documents).
+    #[arg(long, value_enum)]
+    ties: Option<TiesArg>,
+    /// The gain of a grade in DCG: exponential (2^g - 1, every named convention) or linear (g).
+    #[arg(long, value_parser = ["exponential", "linear"])]
+    gain: Option<String>,
+    /// The discount of rank r: letor (1 at ranks 1 and 2, then 1/log2 r) or log2 (1/log2(r + 1)).
+    #[arg(long, value_parser = ["letor", "log2"])]
+    discount: Option<String>,
+    /// NDCG@k of a list shorter than k: zero (the LETOR scripts) or cut (NDCG of the whole list).
+    #[arg(long, value_parser = ["zero", "cut"])]
+    ndcg_past_end: Option<String>,
+    /// P@k of a list shorter than k: zero (Eval-Score-3.0.pl) or over-k (relevant documents over k).
+    #[arg(long, value_parser = ["zero", "over-k"])]
+    precision_past_end: Option<String>,
+    /// The lowest grade that counts as relevant for P@k, MAP and MRR (default: the convention's).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..))]
+    relevant_from: Option<u8>,
 }
 
 /// `--no-relevant` values.
@@ -71,27 +77,49 @@ pub enum NoRelevantArg {
     Skip,
 }
 
+/// `--ties` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TiesArg {
+    /// File order, as the official scripts.
+    File,
+    /// Relevant documents last among equal scores.
+    Pessimistic,
+    /// Expected over every order of the tied documents, in closed form.
+    Expected,
+}
+
 impl Args {
-    fn config(&self) -> anyhow::Result<EvalConfig> {
-        let mut cfg = EvalConfig::official(self.convention);
-        if let Some(p) = self.no_relevant {
-            if self.convention != Convention::Standard {
-                bail!("--no-relevant applies to --convention standard only");
-            }
-            cfg.no_relevant = match p {
+    /// The parts set on the command line.
+    fn parts(&self) -> anyhow::Result<ConventionParts> {
+        fn parse<T: std::str::FromStr<Err = ltr_metrics::Error>>(
+            v: &Option<String>,
+        ) -> anyhow::Result<Option<T>> {
+            Ok(v.as_deref().map(str::parse).transpose()?)
+        }
+        Ok(ConventionParts {
+            gain: parse(&self.gain)?,
+            discount: parse(&self.discount)?,
+            ndcg_past_end: parse(&self.ndcg_past_end)?,
+            precision_past_end: parse(&self.precision_past_end)?,
+            no_relevant: self.no_relevant.map(|p| match p {
                 NoRelevantArg::Zero => NoRelevant::Zero,
                 NoRelevantArg::One => NoRelevant::One,
                 NoRelevantArg::Skip => NoRelevant::Skip,
-            };
-        }
+            }),
+            relevant_from: self.relevant_from,
+            ties: self.ties.map(|t| match t {
+                TiesArg::File => Ties::File,
+                TiesArg::Pessimistic => Ties::Pessimistic,
+                TiesArg::Expected => Ties::Expected,
+            }),
+        })
+    }
+
+    fn config(&self) -> anyhow::Result<EvalConfig> {
+        let mut cfg = EvalConfig::official(self.convention).with_parts(&self.parts()?);
         if let Some(k) = self.max_k {
             cfg.max_k = k;
         }
-        cfg.ties = match self.ties {
-            TiesArg::File => Ties::File,
-            TiesArg::Pessimistic => Ties::Pessimistic,
-            TiesArg::Expected => Ties::Expected,
-        };
         cfg.validate()?;
         Ok(cfg)
     }
@@ -100,6 +128,12 @@ impl Args {
 /// Runs `ltr eval`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.config()?;
+    if !cfg.departures().is_empty() {
+        eprintln!(
+            "note: evaluating under {}: not the numbers of the convention's official script",
+            cfg.label()
+        );
+    }
     let data = read_file(&args.feature_file, &ReadOptions::default())
         .with_context(|| format!("reading feature file {}", args.feature_file.display()))?
         .dataset;
