@@ -423,3 +423,47 @@ fn a_specs_eval_parts_are_keyed_and_named_in_every_table() {
     let out = env.ltr(&["run", bad.to_str().unwrap(), "--results", "r"], None);
     assert!(!out.status.success() && text(&out).contains("relevant_from"), "{}", text(&out));
 }
+
+/// The run digest: the same at 1 and 2 threads, recomputed by `ltr verify --report` from the
+/// store, compared by an exact `ltr check`, and changed by one damaged score.
+#[test]
+fn the_run_digest_is_the_same_at_any_thread_count_and_verify_recomputes_it() {
+    let env = Env::bare();
+    let spec = small_spec(&env, "digest", "");
+    let spec = spec.to_str().unwrap();
+    for (threads, results, out) in [(1, "r1", "rep1"), (2, "r2", "rep2")] {
+        ok(&env.ltr(&["run", spec, "--results", results], Some(threads)));
+        ok(&env.ltr(&["report", spec, "--results", results, "--out", out], None));
+    }
+    let json = |out: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(env.path(out).join("digest.json")).unwrap()).unwrap()
+    };
+    let (one, two) = (json("rep1"), json("rep2"));
+    assert_eq!(one["digest"], two["digest"]);
+    assert_eq!(one["digest"]["cells"], 5);
+    let all = one["digest"]["all"].as_str().unwrap().to_owned();
+    let md = std::fs::read_to_string(env.path("rep1/digest.md")).unwrap();
+    assert!(md.contains(&format!("`{all}`")), "{md}");
+    let rep1 = env.path("rep1/digest.json");
+    let rep1 = rep1.to_str().unwrap();
+    let rep2 = env.path("rep2/digest.json");
+    let check = ["check", "--baseline", rep1, "--results", rep2.to_str().unwrap()];
+    let passed = ok(&env.ltr(&[&check[..], &["--tolerance", "0"]].concat(), None));
+    assert!(passed.contains("by run digest"), "{passed}");
+    let verified = ok(&env.ltr(&["verify", "r2", "--report", rep1], None));
+    assert!(verified.contains("as the report states"), "{verified}");
+
+    // A report whose digest was not this store's is refused, naming the dataset.
+    let mut forged = one.clone();
+    forged["digest"]["datasets"]["small"] = "0".repeat(64).into();
+    forged["digest"]["all"] = "0".repeat(64).into();
+    std::fs::write(env.path("forged.json"), serde_json::to_vec(&forged).unwrap()).unwrap();
+    let out = env.ltr(&["verify", "r2", "--report", env.path("forged.json").to_str().unwrap()], None);
+    assert!(!out.status.success() && text(&out).contains("DIFFERS small"), "{}", text(&out));
+    let out = env.ltr(
+        &[&check[..2], &[env.path("forged.json").to_str().unwrap()], &check[3..], &["--tolerance", "0"]]
+            .concat(),
+        None,
+    );
+    assert!(!out.status.success() && text(&out).contains("test scores differ: small"), "{}", text(&out));
+}

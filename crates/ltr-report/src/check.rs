@@ -39,10 +39,13 @@ pub struct MeansFile {
     pub conventions: BTreeMap<String, Convention>,
     /// The rows.
     pub means: Vec<MeanRow>,
+    /// The run digest of a report (baselines written from means alone have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<crate::digest::RunDigest>,
 }
 
 impl MeansFile {
-    /// Reads the `name`, `conventions` and `means` of a JSON file (other keys are ignored), a
+    /// Reads the `name`, `conventions`, `means` and `digest` of a JSON file (other keys are ignored), a
     /// regular file of at most [`MAX_MEANS_FILE_BYTES`].
     pub fn load(path: &Path) -> Result<Self, ReportError> {
         let bytes =
@@ -77,17 +80,21 @@ pub struct CheckOutcome {
     pub new: Vec<String>,
     /// Numbers compared.
     pub compared: usize,
+    /// Datasets whose run digest differs from the baseline's (an exact check only, of
+    /// datasets both digests cover).
+    pub digests: Vec<String>,
 }
 
 impl CheckOutcome {
     /// Whether the run passes.
     pub fn passed(&self) -> bool {
-        self.moved.is_empty() && self.missing.is_empty()
+        self.moved.is_empty() && self.missing.is_empty() && self.digests.is_empty()
     }
 }
 
 /// Compares a run's means with a baseline: |current - baseline| <= tolerance for every
-/// baseline metric.
+/// baseline metric; at tolerance 0, also the run digests of the datasets both cover (the
+/// test scores of every cell, not only the means).
 pub fn compare(baseline: &MeansFile, current: &MeansFile, tolerance: f64) -> CheckOutcome {
     let key = |r: &MeanRow| format!("{}/{}", r.dataset, r.algorithm);
     let cur: BTreeMap<String, &MeanRow> = current.means.iter().map(|r| (key(r), r)).collect();
@@ -115,6 +122,11 @@ pub fn compare(baseline: &MeansFile, current: &MeansFile, tolerance: f64) -> Che
         }
     }
     out.new = cur.keys().filter(|k| !base_keys.contains(*k)).cloned().collect();
+    if tolerance == 0.0
+        && let (Some(b), Some(c)) = (&baseline.digest, &current.digest)
+    {
+        out.digests = crate::digest::differences(b, c);
+    }
     out
 }
 
@@ -133,6 +145,7 @@ mod tests {
                 folds: 5,
                 metrics: [(Metric::Map, v)].into_iter().collect(),
             }],
+            digest: None,
         }
     }
 
@@ -150,5 +163,23 @@ mod tests {
         let mut nan = file(0.5);
         nan.means[0].metrics = MetricValues::default();
         assert!(!compare(&file(0.5), &nan, 0.005).passed());
+    }
+
+    #[test]
+    fn an_exact_check_compares_the_digests_of_the_datasets_both_cover() {
+        let digest = |pairs: &[(&str, &str)]| crate::digest::RunDigest {
+            all: "x".into(),
+            cells: 1,
+            datasets: pairs.iter().map(|(d, h)| (d.to_string(), h.to_string())).collect(),
+        };
+        let with = |d| MeansFile { digest: Some(d), ..file(0.5) };
+        let base = with(digest(&[("D", "aa"), ("E", "bb")]));
+        assert!(compare(&base, &with(digest(&[("D", "aa")])), 0.0).passed());
+        let out = compare(&base, &with(digest(&[("D", "ab")])), 0.0);
+        assert_eq!(out.digests, vec!["D: run digest ab, expected aa".to_string()]);
+        assert!(!out.passed());
+        // Not compared with a tolerance, nor when either side has none.
+        assert!(compare(&base, &with(digest(&[("D", "ab")])), 1e-9).passed());
+        assert!(compare(&base, &file(0.5), 0.0).passed());
     }
 }

@@ -34,6 +34,8 @@ pub struct ReportJson<'a> {
     /// with a departure; absent when none has one).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub convention_parts: BTreeMap<String, ltr_metrics::ConventionParts>,
+    /// The sha256 over every cell's test scores, and per dataset ([`crate::digest`]).
+    pub digest: crate::digest::RunDigest,
     /// Every dataset of the run: files and hashes, or why it was unavailable.
     pub datasets: Vec<DatasetJson<'a>>,
     /// Every algorithm entry of the spec.
@@ -176,6 +178,7 @@ pub(crate) fn document<'a>(
             .iter()
             .filter_map(|d| crate::convention_of(input, d).map(|c| (d.clone(), c)))
             .collect(),
+        digest: crate::digest::run_digest(cells.iter().copied()),
         convention_parts: input
             .spec
             .datasets

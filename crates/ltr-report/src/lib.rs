@@ -21,6 +21,7 @@
 
 pub mod aggregate;
 pub mod check;
+pub mod digest;
 pub mod json;
 mod markdown;
 pub mod per_query;

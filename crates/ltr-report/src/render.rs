@@ -177,6 +177,20 @@ pub(crate) fn markdown(
         ),
     ]);
     head.push(vec!["Master seed".into(), spec.seed.to_string()]);
+    let digest = crate::digest::run_digest(crate::ordered_cells(input));
+    head.push(vec![
+        "Run digest".into(),
+        format!(
+            "`{}`: sha256 over the test scores of the {} cells (`ltr verify --report` recomputes it){}",
+            digest.all,
+            digest.cells,
+            digest
+                .datasets
+                .iter()
+                .map(|(d, h)| format!("; {}: `{}`", escape_markdown(d), &h[..16]))
+                .collect::<String>()
+        ),
+    ]);
     head.push(vec!["Code version".into(), input.code_version.clone()]);
     head.push(vec!["Folds".into(), spec.folds.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")]);
     let compute: f64 = input.timings.values().map(|t| t.total_seconds).sum();
@@ -200,7 +214,7 @@ pub(crate) fn markdown(
     for d in &input.run.datasets {
         match d {
             DatasetStatus::Available(x) => {
-                let digest = combined_hash(
+                let digest = crate::digest::combined_hash(
                     x.folds.iter().flat_map(|f| [&f.train.sha256, &f.vali.sha256, &f.test.sha256]),
                 );
                 let normalize = spec.normalization(&x.name);
@@ -627,14 +641,4 @@ pub fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
         .filter(|k| points.iter().any(|p| p.get(k.as_str()) != first.get(k.as_str())))
         .cloned()
         .collect()
-}
-
-fn combined_hash<'a>(hashes: impl Iterator<Item = &'a String>) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    for x in hashes {
-        h.update(x.as_bytes());
-        h.update(b"\n");
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -59,8 +59,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("note: {k} is not in the baseline");
     }
     if outcome.passed() {
+        let digests = match (&baseline.digest, &current.digest) {
+            (Some(b), Some(c)) if args.tolerance == 0.0 => {
+                let both = b.datasets.keys().filter(|d| c.datasets.contains_key(*d)).count();
+                format!(" (and the test scores of {both} datasets, by run digest)")
+            }
+            _ => String::new(),
+        };
         println!(
-            "check passed: {} numbers of {} within {} of {}",
+            "check passed: {} numbers of {} within {} of {}{digests}",
             outcome.compared,
             results.display(),
             args.tolerance,
@@ -87,6 +94,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     for k in &outcome.missing {
         eprintln!("missing from the run: {k}");
+    }
+    for d in &outcome.digests {
+        eprintln!("test scores differ: {d}");
     }
     eprintln!("check FAILED against {}", args.baseline.display());
     Ok(ExitCode::FAILURE)

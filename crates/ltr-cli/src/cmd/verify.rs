@@ -4,10 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use ltr_data::manifest::{BUILTIN, Manifest};
 use ltr_fetch::DataCache;
 use ltr_fetch::cache::Check;
+use ltr_report::digest::{RunDigest, run_digest};
+use ltr_runner::store::CellCheck;
 use ltr_runner::verify::verify_store;
 
 use crate::cmd::DataArgs;
@@ -22,6 +24,10 @@ pub struct Args {
     /// locally recorded) sha256.
     #[arg(long)]
     pub data: bool,
+    /// A report's JSON (`reports/letor3.json`): recompute its run digest from the cells of
+    /// RESULTS it lists (each checked by its hashes) and compare. Needs RESULTS.
+    #[arg(long, requires = "results")]
+    pub report: Option<PathBuf>,
     /// Data cache folder (default: $XDG_CACHE_HOME/ltr, else ~/.cache/ltr).
     #[arg(long, env = "LTR_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
@@ -37,7 +43,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sound &= verify_data(&args)?;
     }
     if let Some(results) = &args.results {
-        sound &= verify_results(results)?;
+        match &args.report {
+            Some(report) => sound &= verify_digest(results, report)?,
+            None => sound &= verify_results(results)?,
+        }
     }
     Ok(if sound { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
@@ -72,6 +81,72 @@ fn verify_results(path: &Path) -> anyhow::Result<bool> {
         println!("`ltr run` recomputes missing and damaged cells");
     }
     Ok(sound)
+}
+
+/// The most bytes of a report JSON read (the committed ones are well under 10 MB).
+const MAX_REPORT_BYTES: u64 = 1 << 30;
+
+/// Recomputes the run digest of the report `report` from the cells of the result store
+/// (`results`, or the store of the report's name under it) and compares it with the one the
+/// report states. Returns whether they are equal and every cell listed is sound.
+fn verify_digest(results: &Path, report: &Path) -> anyhow::Result<bool> {
+    #[derive(serde::Deserialize)]
+    struct Listed {
+        name: String,
+        digest: RunDigest,
+        folds: Vec<Cell>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Cell {
+        cell: String,
+    }
+    let bytes = ltr_core::fs::read_bounded(report, MAX_REPORT_BYTES)
+        .with_context(|| format!("reading {}", report.display()))?;
+    let listed: Listed = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{}: not a report JSON with a run digest", report.display()))?;
+    let stores = super::stores_in(results)?;
+    let dir = match stores.iter().find(|d| d.file_name().is_some_and(|n| n.to_string_lossy() == listed.name))
+    {
+        Some(d) => d.clone(),
+        None if stores.len() == 1 => stores[0].clone(),
+        None => {
+            bail!("{}: no result store named {} for {}", results.display(), listed.name, report.display())
+        }
+    };
+    let store = super::open_store(&dir)?;
+    let mut records = Vec::with_capacity(listed.folds.len());
+    let mut sound = true;
+    for f in &listed.folds {
+        match store.check(&f.cell) {
+            CellCheck::Sound(record) => records.push(*record),
+            CellCheck::Missing => {
+                sound = false;
+                println!("BAD {}/{}: missing from the store", listed.name, f.cell);
+            }
+            CellCheck::Damaged(why) => {
+                sound = false;
+                println!("BAD {}/{}: {why}", listed.name, f.cell);
+            }
+        }
+    }
+    let got = run_digest(&records);
+    if sound && got == listed.digest {
+        println!(
+            "run digest of {}: {} over {} cells of {}, as the report states",
+            report.display(),
+            got.all,
+            got.cells,
+            dir.display()
+        );
+        return Ok(true);
+    }
+    if sound {
+        println!("run digest of {}: {} recomputed, {} stated", report.display(), got.all, listed.digest.all);
+        for d in ltr_report::digest::differences(&listed.digest, &got) {
+            println!("DIFFERS {d}");
+        }
+    }
+    Ok(false)
 }
 
 /// Rehashes the data cache and prints every file that is not right, then a summary.
