@@ -1,4 +1,4 @@
-//! The `ltr` command line: argument parsing (clap), progress bars (indicatif), error
+//! The `ltr` command line: argument parsing (clap), progress bars (ltr-term), error
 //! reporting. This is the only crate that prints.
 //!
 //! Raw arguments are turned into validated configurations before any work starts; `main`
@@ -33,7 +33,9 @@ macro_rules! eprintln {
 }
 
 mod cmd;
-mod progress;
+
+/// The terminal layer, under the name the commands use.
+use ltr_term as progress;
 
 use std::process::ExitCode;
 

@@ -3,32 +3,10 @@
 use ltr_core::{Convention, Grade};
 use serde::{Deserialize, Serialize};
 
-use crate::parts::{ConventionParts, DiscountRule, GainRule, NdcgPastEnd, PrecisionPastEnd, Ties};
+use crate::parts::{
+    ConventionParts, DiscountRule, GainRule, NdcgPastEnd, NoRelevant, PrecisionPastEnd, Ties,
+};
 use crate::{Error, Result};
-
-/// What a query without any relevant document scores (`standard` only; the official
-/// conventions always use [`NoRelevant::Zero`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NoRelevant {
-    /// NDCG = AP = ERR = RR = 0, and the query counts in the mean (the LETOR scripts).
-    Zero,
-    /// NDCG = AP = ERR = RR = 1, and the query counts (LightGBM's and XGBoost's default).
-    One,
-    /// The query is left out of every mean (trec_eval's behaviour for unjudged queries).
-    Skip,
-}
-
-impl NoRelevant {
-    /// The policy's name, as the CLI and the specs spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            NoRelevant::Zero => "zero",
-            NoRelevant::One => "one",
-            NoRelevant::Skip => "skip",
-        }
-    }
-}
 
 /// The largest cut-off `k` (of `ndcg@k`, `p@k`, `err@k` and `max_k`). An evaluation keeps
 /// `max_k` numbers per metric for every query, so the bound caps that memory (30,000 queries

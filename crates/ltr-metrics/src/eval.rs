@@ -3,7 +3,8 @@
 use ltr_core::{Dataset, Grade};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{EvalConfig, NoRelevant};
+use crate::config::EvalConfig;
+use crate::parts::NoRelevant;
 use crate::ties::{Runs, expected_err_terms, expected_precision_sum, expected_reciprocal_rank, tie_runs};
 use crate::{Error, Result};
 

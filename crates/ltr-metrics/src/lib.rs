@@ -42,9 +42,9 @@ pub mod official;
 mod parts;
 mod ties;
 
-pub use config::{EvalConfig, MAX_K, NoRelevant, exponential_gain};
+pub use config::{EvalConfig, MAX_K, exponential_gain};
 pub use ltr_core::Convention;
-pub use parts::{ConventionParts, DiscountRule, GainRule, NdcgPastEnd, PrecisionPastEnd, Ties};
+pub use parts::{ConventionParts, DiscountRule, GainRule, NdcgPastEnd, NoRelevant, PrecisionPastEnd, Ties};
 
 /// The convention of everything that names none (`ltr eval`, `ltr train`, user datasets,
 /// learners evaluating during training): the LETOR 3.0 script's.

@@ -4,7 +4,6 @@
 use ltr_core::Grade;
 use serde::{Deserialize, Serialize};
 
-use crate::config::NoRelevant;
 use crate::{Error, Result};
 
 /// `FromStr` and `name` of a part's rule from its names, as the CLI and specs spell them.
@@ -37,6 +36,21 @@ macro_rules! named_rule {
         }
     };
 }
+
+/// What a query without any relevant document scores (`standard` only; the official
+/// conventions always use [`NoRelevant::Zero`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoRelevant {
+    /// NDCG = AP = ERR = RR = 0, and the query counts in the mean (the LETOR scripts).
+    Zero,
+    /// NDCG = AP = ERR = RR = 1, and the query counts (LightGBM's and XGBoost's default).
+    One,
+    /// The query is left out of every mean (trec_eval's behaviour for unjudged queries).
+    Skip,
+}
+
+named_rule!(NoRelevant, "no_relevant", Zero => "zero", One => "one", Skip => "skip");
 
 /// How documents with equal scores are ordered before a ranking is scored.
 ///

@@ -29,7 +29,6 @@ pub mod plot;
 pub mod published;
 mod render;
 pub mod significance;
-pub mod survey;
 mod values;
 
 use std::collections::BTreeMap;

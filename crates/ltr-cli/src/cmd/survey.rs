@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     paths.sort();
-    let text = ltr_report::survey::page(&paths, ltr_harness::ALGORITHMS)?;
+    let text = ltr_survey::page(&paths, ltr_harness::ALGORITHMS)?;
     match &args.out {
         Some(out) => ltr_core::write_atomic(out, text.as_bytes())
             .with_context(|| format!("writing {}", out.display()))?,

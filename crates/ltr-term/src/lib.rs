@@ -1,7 +1,15 @@
-//! Progress bars on a terminal; without one (stderr redirected, or CI), log lines.
+//! The terminal layer of the `ltr` binary: progress bars with an ETA on a terminal, and
+//! without one (stderr redirected, or CI) log lines instead.
 //!
 //! While a bar is drawn, every log line and every line the CLI writes to stderr is printed
 //! above it ([`above_bar`]), never through it.
+//!
+//! * [`BarLogger`]: the binary's logger.
+//! * [`RunBar`]: cells of a run, and the fits inside them; [`one_fit`]: a single fit.
+//! * [`FetchBars`]: downloads and extraction.
+//!
+//! Like `ltr-cli`, and unlike every library crate, this crate writes to the terminal; only
+//! the binary uses it.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -69,6 +77,12 @@ impl log::Log for BarLogger {
 #[derive(Debug)]
 pub struct FetchBars {
     bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Default for FetchBars {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl FetchBars {
@@ -161,6 +175,12 @@ struct Running {
     started: Instant,
     /// The last tick: done, total, unit.
     at: Option<(u64, u64, &'static str)>,
+}
+
+impl Default for RunBar {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl RunBar {

@@ -5,6 +5,12 @@
 //!
 //! The measured datasets are not in the file: they come from the reports the caller reads, so
 //! a row cannot claim numbers that no report holds.
+//!
+//! * [`Survey`]: the table's rows, checked against the registry.
+//! * [`measured`]: the datasets each id has numbers for in the reports.
+//! * [`page`]: `reports/survey.md`, the page `ltr survey` writes.
+//!
+//! Reading the table and the reports is this crate's only I/O; it never prints.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -13,8 +19,18 @@ use std::path::Path;
 use ltr_core::AlgorithmInfo;
 use serde::Deserialize;
 
-use crate::ReportError;
-use crate::markdown::escape_markdown;
+use ltr_report::escape_markdown;
+
+/// A survey table or a report that cannot be read, parsed or matched to the registry, naming
+/// the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {reason}", path.display())]
+pub struct SurveyError {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// What is wrong with it.
+    pub reason: String,
+}
 
 /// The shipped table, compiled in.
 pub const BUILTIN: &str = include_str!("../../../reports/published/survey.toml");
@@ -67,14 +83,14 @@ pub struct Survey {
 
 impl Survey {
     /// The shipped table, checked against `algorithms` (the registry).
-    pub fn builtin(algorithms: &[AlgorithmInfo]) -> Result<Self, ReportError> {
+    pub fn builtin(algorithms: &[AlgorithmInfo]) -> Result<Self, SurveyError> {
         Self::parse(BUILTIN, Path::new(BUILTIN_PATH), algorithms)
     }
 
     /// Reads a table and checks it against `algorithms`: every row names registered ids or
     /// says why it has none, never both, and no id stands in two rows.
-    pub fn parse(text: &str, path: &Path, algorithms: &[AlgorithmInfo]) -> Result<Self, ReportError> {
-        let bad = |reason: String| ReportError::Input { path: path.to_owned(), reason };
+    pub fn parse(text: &str, path: &Path, algorithms: &[AlgorithmInfo]) -> Result<Self, SurveyError> {
+        let bad = |reason: String| SurveyError { path: path.to_owned(), reason };
         let survey: Survey = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         let mut seen = BTreeSet::new();
         for row in &survey.rows {
@@ -154,7 +170,7 @@ impl Survey {
 struct ReportIds {
     collection: String,
     algorithms: Vec<ReportAlgorithm>,
-    means: Vec<crate::MeanRow>,
+    means: Vec<ltr_report::MeanRow>,
 }
 
 /// An algorithm of a report: its label and registry id.
@@ -172,12 +188,13 @@ struct ReportInfo {
 
 /// Registry id -> the datasets (`OHSUMED (letor3)`) the report JSON files at `paths` hold
 /// means for (over at least one fold).
-pub fn measured(paths: &[std::path::PathBuf]) -> Result<BTreeMap<String, BTreeSet<String>>, ReportError> {
+pub fn measured(paths: &[std::path::PathBuf]) -> Result<BTreeMap<String, BTreeSet<String>>, SurveyError> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for path in paths {
-        let bytes = ltr_core::fs::read_bounded(path, crate::check::MAX_MEANS_FILE_BYTES)
-            .map_err(|e| ReportError::io(path, e))?;
-        let report: ReportIds = serde_json::from_slice(&bytes).map_err(|e| ReportError::io(path, e))?;
+        let bytes = ltr_core::fs::read_bounded(path, ltr_report::check::MAX_MEANS_FILE_BYTES)
+            .map_err(|e| SurveyError { path: path.to_owned(), reason: e.to_string() })?;
+        let report: ReportIds = serde_json::from_slice(&bytes)
+            .map_err(|e| SurveyError { path: path.to_owned(), reason: e.to_string() })?;
         for mean in report.means.iter().filter(|m| m.folds > 0) {
             if let Some(a) = report.algorithms.iter().find(|a| a.label == mean.algorithm) {
                 out.entry(a.info.id.clone())
@@ -192,7 +209,7 @@ pub fn measured(paths: &[std::path::PathBuf]) -> Result<BTreeMap<String, BTreeSe
 /// The page `ltr survey` writes (`reports/survey.md`): a header naming its inputs, the table,
 /// and the registered ids the survey does not list; `reports` are the report JSON files whose
 /// means say where each id was measured.
-pub fn page(reports: &[std::path::PathBuf], algorithms: &[AlgorithmInfo]) -> Result<String, ReportError> {
+pub fn page(reports: &[std::path::PathBuf], algorithms: &[AlgorithmInfo]) -> Result<String, SurveyError> {
     let survey = Survey::builtin(algorithms)?;
     let measured = measured(reports)?;
     let names: Vec<String> =
@@ -230,7 +247,7 @@ mod tests {
     };
     const B: AlgorithmInfo = AlgorithmInfo { id: "b", name: "B", ..A };
 
-    fn parse(text: &str) -> Result<Survey, ReportError> {
+    fn parse(text: &str) -> Result<Survey, SurveyError> {
         Survey::parse(text, Path::new("survey.toml"), &[A, B])
     }
 
