@@ -69,7 +69,12 @@ impl Default for RankRefineParams {
 
 /// The rows of ranking refinement's own keys.
 const OWN: &[ParamInfo] = &[
-    ParamInfo::int("base_feature", 0, MAX_FEATURES as u64, "base ranker: 0 = best single feature on train, k = feature k"),
+    ParamInfo::int(
+        "base_feature",
+        0,
+        MAX_FEATURES as u64,
+        "base ranker: 0 = best single feature on train, k = feature k",
+    ),
     ParamInfo::positive("base_weight", 0.0, 1000.0, "C: weight of the base ranker's pairs' loss"),
 ];
 
@@ -127,7 +132,8 @@ pub fn pair_accuracy(data: &Dataset, pairs: &PairSet, f: usize) -> f64 {
         let (mut right, mut tied) = (0usize, 0usize);
         let mut start = 0;
         while start < docs.len() {
-            let end = start + docs[start..].iter().take_while(|d| d.0.total_cmp(&docs[start].0).is_eq()).count();
+            let end =
+                start + docs[start..].iter().take_while(|d| d.0.total_cmp(&docs[start].0).is_eq()).count();
             group.clear();
             group.resize(seen.len(), 0usize);
             for &(_, l) in &docs[start..end] {
@@ -196,8 +202,9 @@ impl RankRefine {
         }
         let base = self.base(train, &labelled)?;
         let sign = if base.negated { -1.0 } else { 1.0 };
-        let ordered =
-            PairSet::from_keys(train, p.pair_loop.pair_weighting, |i| Some(sign * f64::from(train.row(i)[base.feature])));
+        let ordered = PairSet::from_keys(train, p.pair_loop.pair_weighting, |i| {
+            Some(sign * f64::from(train.row(i)[base.feature]))
+        });
         let (m_labelled, m_base) = (1.0 / labelled.mass(), p.base_weight / ordered.mass());
         let loss = ExpPairLoss::new(vec![(labelled, m_labelled), (ordered, m_base)], INFO.id)?;
         Ok((PairBooster::new(train, cuts, loss), base))
@@ -209,7 +216,12 @@ impl Learner for RankRefine {
 
     /// Picks the base ranker and plays up to `rounds` rounds; with `valid`, keeps the best
     /// prefix on it. Deterministic: `rng` is not used.
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, _rng: &mut Rng) -> Result<RankRefineModel> {
+    fn fit(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        _rng: &mut Rng,
+    ) -> Result<RankRefineModel> {
         let (booster, base) = self.booster(train)?;
         log::debug!(
             "rankrefine: base ranker {}feature {} (orders {:.4} of the labelled pairs)",

@@ -38,7 +38,10 @@ fn parameter_table_matches_the_defaults_and_the_readme() {
 /// first three: 3/5. x = [3, 2, 2, 1] orders four and ties (1,2): 4.5/5. Negated, 1 - that.
 #[test]
 fn pair_accuracy_and_the_best_feature_by_hand() {
-    let d = dataset(3, &[(&[2, 1, 0, 0], &[[3.0, 3.0, -3.0], [1.0, 2.0, -2.0], [2.0, 2.0, -2.0], [2.0, 1.0, -1.0]])]);
+    let d = dataset(
+        3,
+        &[(&[2, 1, 0, 0], &[[3.0, 3.0, -3.0], [1.0, 2.0, -2.0], [2.0, 2.0, -2.0], [2.0, 1.0, -1.0]])],
+    );
     let pairs = PairSet::from_grades(&d, PairWeighting::Pairs);
     assert!((pair_accuracy(&d, &pairs, 0) - 0.6).abs() < 1e-15);
     assert!((pair_accuracy(&d, &pairs, 1) - 0.9).abs() < 1e-15);
@@ -96,7 +99,11 @@ fn a_round_on_labelled_and_base_pairs_by_hand() {
         assert_eq!((got.0, got.1, got.2), (w.0, w.1, w.2));
         assert!((got.3 - w.3 / total).abs() < 1e-15, "{got:?} vs {w:?}");
     }
-    let e = RankRefineParams { base_feature: 3, ..Default::default() }.validate().unwrap().fit(&d, None, &mut Rng::new(0));
+    let e = RankRefineParams { base_feature: 3, ..Default::default() }.validate().unwrap().fit(
+        &d,
+        None,
+        &mut Rng::new(0),
+    );
     assert!(e.unwrap_err().to_string().contains("`base_feature`"));
 }
 

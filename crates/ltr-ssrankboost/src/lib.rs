@@ -23,8 +23,8 @@
 
 use ltr_boosting::{Ensemble, ExpPairLoss, PairBooster, PairLoopParams, PairSet, ThresholdRanker};
 use ltr_core::{
-    AlgorithmInfo, Dataset, DatasetBuilder, Error, Family, FeatureWeights, Learner, LossType, ParamInfo, Params,
-    Ranker, Result, Rng, Validation, derive_seed, param_info, param_table,
+    AlgorithmInfo, Dataset, DatasetBuilder, Error, Family, FeatureWeights, Learner, LossType, ParamInfo,
+    Params, Ranker, Result, Rng, Validation, derive_seed, param_info, param_table,
 };
 use serde::{Deserialize, Serialize};
 
@@ -98,8 +98,17 @@ impl Default for SsRankBoostParams {
 /// The rows of SSRankBoost's own keys.
 const OWN: &[ParamInfo] = &[
     ParamInfo::real("hidden_fraction", 0.0, 0.95, "fraction of each training query's grades hidden"),
-    ParamInfo::choice("unlabeled", &["used", "dropped"], "hidden documents labelled by neighbours, or dropped"),
-    ParamInfo::positive("unlabeled_weight", 0.0, 1000.0, "lambda: weight of the neighbour-labelled pairs' loss"),
+    ParamInfo::choice(
+        "unlabeled",
+        &["used", "dropped"],
+        "hidden documents labelled by neighbours, or dropped",
+    ),
+    ParamInfo::positive(
+        "unlabeled_weight",
+        0.0,
+        1000.0,
+        "lambda: weight of the neighbour-labelled pairs' loss",
+    ),
     ParamInfo::int("neighbours", 1, 1000, "hidden documents each labelled document gives its grade to"),
 ];
 
@@ -135,7 +144,10 @@ impl Ranker for SsRankBoostModel {
     }
 
     fn check(&self) -> Result<()> {
-        for (name, v) in [("hidden_fraction", self.hidden_fraction), ("pseudo_labelled_fraction", self.pseudo_labelled_fraction)] {
+        for (name, v) in [
+            ("hidden_fraction", self.hidden_fraction),
+            ("pseudo_labelled_fraction", self.pseudo_labelled_fraction),
+        ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(Error::model(format!("{name} = {v} is not a fraction")));
             }
@@ -239,7 +251,12 @@ impl Learner for SsRankBoost {
     /// Hides the grades, labels the hidden documents from their neighbours (or drops them),
     /// and plays up to `rounds` rounds; with `valid`, keeps the best prefix on it. `rng` is
     /// drawn from only when `train` carries no split seed.
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<SsRankBoostModel> {
+    fn fit(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        rng: &mut Rng,
+    ) -> Result<SsRankBoostModel> {
         let part = self.fit_partition_of(train, rng);
         self.fit_partition(train, &part, valid)
     }
@@ -254,7 +271,8 @@ impl SsRankBoost {
         valid: Option<&Validation<'_>>,
     ) -> Result<SsRankBoostModel> {
         let p = &self.params;
-        let (hidden_fraction, pseudo_labelled_fraction) = (part.hidden_fraction(), part.pseudo_labelled_fraction());
+        let (hidden_fraction, pseudo_labelled_fraction) =
+            (part.hidden_fraction(), part.pseudo_labelled_fraction());
         log::debug!(
             "ssrankboost: {:.3} of the training documents hidden, {:.3} labelled by a neighbour",
             hidden_fraction,

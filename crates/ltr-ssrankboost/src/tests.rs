@@ -20,7 +20,10 @@ fn learner(p: SsRankBoostParams) -> SsRankBoost {
 fn params_defaults_keys_and_validation() {
     let p: SsRankBoostParams = serde_json::from_str("{}").unwrap();
     assert_eq!(p, SsRankBoostParams::default());
-    assert_eq!((p.hidden_fraction, p.unlabeled, p.unlabeled_weight, p.neighbours), (0.5, Unlabeled::Used, 1.0, 1));
+    assert_eq!(
+        (p.hidden_fraction, p.unlabeled, p.unlabeled_weight, p.neighbours),
+        (0.5, Unlabeled::Used, 1.0, 1)
+    );
     let p: SsRankBoostParams = serde_json::from_str(r#"{"unlabeled": "dropped"}"#).unwrap();
     assert_eq!(p.unlabeled, Unlabeled::Dropped);
     assert!(serde_json::from_str::<SsRankBoostParams>(r#"{"unlabeled": "labelled"}"#).is_err());
@@ -29,7 +32,10 @@ fn params_defaults_keys_and_validation() {
         SsRankBoostParams { hidden_fraction: -0.1, ..Default::default() },
         SsRankBoostParams { unlabeled_weight: 0.0, ..Default::default() },
         SsRankBoostParams { neighbours: 0, ..Default::default() },
-        SsRankBoostParams { pair_loop: PairLoopParams { thresholds: 1, ..Default::default() }, ..Default::default() },
+        SsRankBoostParams {
+            pair_loop: PairLoopParams { thresholds: 1, ..Default::default() },
+            ..Default::default()
+        },
     ] {
         assert!(bad.validate().is_err(), "{bad:?}");
     }
@@ -121,8 +127,13 @@ fn no_hidden_grades_is_rankboost() {
     let crit = Criterion::new(Metric::Map, EvalConfig::official(Convention::Letor3));
     let valid = Validation { data: &vali, measure: &crit };
     for (thresholds, weighting) in [(10, PairWeighting::Pairs), (0, PairWeighting::Queries)] {
-        let pair_loop = PairLoopParams { rounds: 60, thresholds, pair_weighting: weighting, ..Default::default() };
-        let want = RankBoostParams { pair_loop }.validate().unwrap().fit(&train, Some(&valid), &mut Rng::new(0)).unwrap();
+        let pair_loop =
+            PairLoopParams { rounds: 60, thresholds, pair_weighting: weighting, ..Default::default() };
+        let want = RankBoostParams { pair_loop }
+            .validate()
+            .unwrap()
+            .fit(&train, Some(&valid), &mut Rng::new(0))
+            .unwrap();
         for unlabeled in [Unlabeled::Used, Unlabeled::Dropped] {
             let ss = learner(SsRankBoostParams {
                 pair_loop,
@@ -135,14 +146,20 @@ fn no_hidden_grades_is_rankboost() {
             assert_eq!((got.hidden_fraction, got.pseudo_labelled_fraction), (0.0, 0.0));
         }
     }
-    let ss = learner(SsRankBoostParams { pair_loop: rounds(60), unlabeled: Unlabeled::Dropped, ..Default::default() });
+    let ss = learner(SsRankBoostParams {
+        pair_loop: rounds(60),
+        unlabeled: Unlabeled::Dropped,
+        ..Default::default()
+    });
     let part = ss.partition(&train, 99);
     let got = ss.fit_partition(&train, &part, None).unwrap();
     let labelled = labelled_only(&train, &part.hidden).unwrap();
     assert!(labelled.n_docs() < train.n_docs());
     let rb = RankBoostParams { pair_loop: rounds(60) }.validate().unwrap();
     assert_eq!(got.ensemble, rb.fit(&labelled, None, &mut Rng::new(0)).unwrap());
-    assert!((got.hidden_fraction - part.hidden_fraction()).abs() < 1e-15 && got.pseudo_labelled_fraction == 0.0);
+    assert!(
+        (got.hidden_fraction - part.hidden_fraction()).abs() < 1e-15 && got.pseudo_labelled_fraction == 0.0
+    );
 }
 
 /// One query, one feature x = [1.0, 0.0, 0.1, 0.9] for A (grade 1), B (grade 0), C and D
@@ -156,7 +173,8 @@ fn no_hidden_grades_is_rankboost() {
 #[test]
 fn a_round_on_labelled_and_neighbour_labelled_pairs_by_hand() {
     let d = dataset(1, &[(&[1, 0, 0, 0], &[[1.0], [0.0], [0.1], [0.9]])]);
-    let part = Partition { hidden: vec![false, false, true, true], pseudo: vec![None, None, Some(1), Some(0)] };
+    let part =
+        Partition { hidden: vec![false, false, true, true], pseudo: vec![None, None, Some(1), Some(0)] };
     assert_eq!((part.hidden_fraction(), part.pseudo_labelled_fraction()), (0.5, 0.5));
     let ss = learner(SsRankBoostParams {
         pair_loop: PairLoopParams { thresholds: 0, rounds: 1, ..Default::default() },
@@ -200,11 +218,17 @@ fn the_hidden_documents_come_from_the_split_seed() {
         SsRankBoostParams { unlabeled_weight: 0.1, pair_loop: rounds(5), ..Default::default() },
         SsRankBoostParams { unlabeled: Unlabeled::Dropped, ..Default::default() },
     ] {
-        assert_eq!(learner(p).partition(&train, SsRankBoost::hiding_seed(&train, &mut Rng::new(9))).hidden, base.hidden);
+        assert_eq!(
+            learner(p).partition(&train, SsRankBoost::hiding_seed(&train, &mut Rng::new(9))).hidden,
+            base.hidden
+        );
     }
     // Without a split seed, the rng decides.
     let plain = random_data(31, 10, 3);
-    assert_ne!(SsRankBoost::hiding_seed(&plain, &mut Rng::new(1)), SsRankBoost::hiding_seed(&plain, &mut Rng::new(2)));
+    assert_ne!(
+        SsRankBoost::hiding_seed(&plain, &mut Rng::new(1)),
+        SsRankBoost::hiding_seed(&plain, &mut Rng::new(2))
+    );
     let m = learner(SsRankBoostParams { pair_loop: rounds(5), ..Default::default() })
         .fit(&train, None, &mut Rng::new(0))
         .unwrap();
