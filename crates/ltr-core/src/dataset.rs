@@ -30,6 +30,9 @@ pub struct Dataset {
     doc_ids: Option<Vec<String>>,
     /// The metric convention its numbers are computed under, when the source names one.
     convention: Option<Convention>,
+    /// A seed naming this split, when whoever built it gave one (the cross-validation
+    /// protocol gives each fold's training split one).
+    split_seed: Option<u64>,
     /// Values computed from the contents, shared by every fit on this data set.
     derived: Derived,
 }
@@ -77,6 +80,7 @@ impl Dataset {
             query_ids,
             doc_ids,
             convention: None,
+            split_seed: None,
             derived: Derived::default(),
         })
     }
@@ -146,6 +150,24 @@ impl Dataset {
     #[must_use]
     pub fn with_convention(mut self, convention: Option<Convention>) -> Self {
         self.convention = convention;
+        self
+    }
+
+    /// The seed of the split this data set is, if its builder named one: the cross-validation
+    /// protocol sets it on each fold's training split from the master seed and the content of
+    /// the fold's files (not the algorithm or the grid point). A learner whose data
+    /// preparation is random and must be the same for every fit on one split (the grades
+    /// SSRankBoost hides) draws it from this seed; everything else random comes from the `rng`
+    /// of [`crate::Learner::fit`]. Data sets built from this one ([`Dataset::concat`],
+    /// [`Dataset::select_queries`]) are other splits and carry none.
+    pub fn split_seed(&self) -> Option<u64> {
+        self.split_seed
+    }
+
+    /// Names the seed of the split this data set is (see [`Dataset::split_seed`]).
+    #[must_use]
+    pub fn with_split_seed(mut self, seed: Option<u64>) -> Self {
+        self.split_seed = seed;
         self
     }
 
@@ -337,6 +359,17 @@ mod tests {
         b.start_query("7");
         b.push_doc(1, &[5.0, 6.0], Some("c")).unwrap();
         b.finish().unwrap()
+    }
+
+    #[test]
+    fn a_split_seed_names_one_split_only() {
+        let d = tiny().with_split_seed(Some(9));
+        assert_eq!(d.split_seed(), Some(9));
+        assert_eq!(tiny().split_seed(), None);
+        assert_ne!(d, tiny());
+        // Another split built from it carries none.
+        assert_eq!(d.select_queries(&[0]).unwrap().split_seed(), None);
+        assert_eq!(Dataset::concat(&[&d]).unwrap().split_seed(), None);
     }
 
     #[test]

@@ -49,7 +49,7 @@ use crate::spec::{AlgorithmEntry, ExperimentSpec};
 /// same subset as one fold's test split and another's validation split (unless normalised).
 #[derive(Debug)]
 pub struct Splits {
-    /// Training split.
+    /// Training split, carrying the fold's [`training_split_seed`].
     pub train: Dataset,
     /// Validation split.
     pub vali: Arc<Dataset>,
@@ -61,19 +61,21 @@ pub struct Splits {
 
 impl Splits {
     /// Splits as read, normalised by `method`: the normaliser is fitted on the training
-    /// split alone, then applied to all three.
+    /// split alone, then applied to all three; the training split then carries `split_seed`.
     fn normalized(
         method: Normalization,
         train: Dataset,
         vali: Arc<Dataset>,
         test: Arc<Dataset>,
+        split_seed: u64,
     ) -> Result<Self> {
         if method.is_none() {
+            let train = train.with_split_seed(Some(split_seed));
             return Ok(Self { train, vali, test, normalizer: Normalizer::None });
         }
         let normalizer = method.fit(&train)?;
         Ok(Self {
-            train: normalizer.apply(&train)?,
+            train: normalizer.apply(&train)?.with_split_seed(Some(split_seed)),
             vali: Arc::new(normalizer.apply(&vali)?),
             test: Arc::new(normalizer.apply(&test)?),
             normalizer,
@@ -113,9 +115,11 @@ pub struct CellOutcome {
 }
 
 /// Statistics of a fitted model on the test split, by name: FenchelRank's `sparsity`
-/// (`1 - |w|_0 / d`) and the cascade's `cost_per_query` (feature evaluations per query, unit
+/// (`1 - |w|_0 / d`), the cascade's `cost_per_query` (feature evaluations per query, unit
 /// cost per feature and document, as LETOR has no feature costs) with `cost_relative` (that
-/// cost over the same stages without pruning). Empty for every other model.
+/// cost over the same stages without pruning), and SSRankBoost's `hidden_fraction` (of the
+/// training documents, grades hidden) with `pseudo_labelled_fraction` (given a grade by a
+/// labelled neighbour). Empty for every other model.
 pub fn model_statistics(model: &AnyModel, test: &Dataset) -> ltr_core::Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
     match model {
@@ -126,6 +130,10 @@ pub fn model_statistics(model: &AnyModel, test: &Dataset) -> ltr_core::Result<BT
             let cost = m.cost(test)?;
             out.insert("cost_per_query".to_owned(), cost.mean);
             out.insert("cost_relative".to_owned(), cost.relative());
+        }
+        AnyModel::SsRankBoost(m) => {
+            out.insert("hidden_fraction".to_owned(), m.hidden_fraction);
+            out.insert("pseudo_labelled_fraction".to_owned(), m.pseudo_labelled_fraction);
         }
         _ => {}
     }
@@ -162,6 +170,16 @@ pub fn point_seed(
         reason: e.to_string(),
     })?;
     Ok(derive_seed(master, &[&files.train.sha256, &files.vali.sha256, &files.test.sha256, &params]))
+}
+
+/// The seed of a fold's training split ([`Dataset::split_seed`]): derived, as [`point_seed`]
+/// is, from the master seed and the content of the fold's three files (their sha256), but from
+/// no algorithm or parameter, so every grid point of every entry of a fold sees the same one.
+/// Learners draw from it what must be the same across a cell's grid and the entries of a fold
+/// (the grades SSRankBoost hides); no other learner reads it.
+pub fn training_split_seed(master: u64, dataset: &DatasetInput, fold: u32) -> Result<u64> {
+    let files = fold_files(dataset, fold)?;
+    Ok(derive_seed(master, &[&files.train.sha256, &files.vali.sha256, &files.test.sha256, "training split"]))
 }
 
 /// The files of fold `fold` of a dataset.
@@ -205,14 +223,16 @@ pub fn read_options(dataset: &DatasetInput) -> ReadOptions {
 }
 
 /// Reads the three splits of a fold (in parallel), each carrying the spec's evaluation
-/// convention, normalised as the spec asks for the dataset.
+/// convention, normalised as the spec asks for the dataset; the training split carries the
+/// fold's [`training_split_seed`].
 pub fn read_fold(spec: &ExperimentSpec, dataset: &DatasetInput, fold: u32) -> Result<Splits> {
     let files = fold_files(dataset, fold)?;
     let read = |f: &DataFile| read_split(spec, dataset, f);
     let (train, (vali, test)) =
         rayon::join(|| read(&files.train), || rayon::join(|| read(&files.vali), || read(&files.test)));
     let method = spec.normalization(&dataset.name);
-    let splits = Splits::normalized(method, train?, Arc::new(vali?), Arc::new(test?))?;
+    let seed = training_split_seed(spec.seed, dataset, fold)?;
+    let splits = Splits::normalized(method, train?, Arc::new(vali?), Arc::new(test?), seed)?;
     warn_shared_queries(dataset, fold, &splits);
     Ok(splits)
 }
@@ -252,6 +272,8 @@ pub struct Subsets {
     parts: Vec<Arc<Dataset>>,
     /// The spec's normalisation of the dataset, applied to each fold built.
     normalization: Normalization,
+    /// The spec's master seed, for the training splits' [`training_split_seed`].
+    master_seed: u64,
 }
 
 impl Subsets {
@@ -265,7 +287,7 @@ impl Subsets {
             .par_iter()
             .map(|f| read_split(spec, dataset, f).map(Arc::new))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Some(Self { parts, normalization: spec.normalization(&dataset.name) }))
+        Ok(Some(Self { parts, normalization: spec.normalization(&dataset.name), master_seed: spec.seed }))
     }
 
     /// The splits of fold `fold`, equal to what [`read_fold`] reads from its files.
@@ -299,6 +321,7 @@ impl Subsets {
             Dataset::concat(&train)?,
             Arc::clone(&self.parts[r.vali]),
             Arc::clone(&self.parts[r.test]),
+            training_split_seed(self.master_seed, dataset, fold)?,
         )
     }
 }

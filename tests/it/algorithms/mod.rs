@@ -61,6 +61,8 @@ algorithms! {
     svm_map => "svm-map",
     permurank => "permurank",
     mpboost => "mpboost",
+    rankrefine => "rankrefine",
+    ssrankboost => "ssrankboost",
 }
 
 /// How far a committed report's number may be from the protocol's.
@@ -379,9 +381,11 @@ fn every_algorithm_is_tested_and_reported() {
     );
     for c in [LETOR3, LETOR4] {
         let s = c.setup();
+        // An id may run in several entries (fixed parameters told apart by their labels).
         let mut ids: Vec<&str> = s.spec.algorithms.iter().map(|a| a.id.as_str()).collect();
         ids.sort_unstable();
-        assert_eq!(ids, sorted, "experiments/{}.toml does not run every algorithm once", c.name);
+        ids.dedup();
+        assert_eq!(ids, sorted, "experiments/{}.toml does not run every algorithm", c.name);
         let reported: Vec<&str> =
             s.report["algorithms"].as_array().unwrap().iter().map(|a| a["label"].as_str().unwrap()).collect();
         let labels: Vec<&str> = s.spec.algorithms.iter().map(|a| a.label.as_str()).collect();
