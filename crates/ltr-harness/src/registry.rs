@@ -215,6 +215,8 @@ registry! {
     SvmMap => "svm-map", ltr_svmmap::SvmMapParams, ltr_svmmap::INFO;
     PermuRank => "permurank", ltr_permurank::PermuRankParams, ltr_permurank::INFO;
     MpBoost => "mpboost", ltr_mpboost::MpBoostParams, ltr_mpboost::INFO;
+    FRank => "frank", ltr_frank::FRankParams, ltr_frank::INFO;
+    NdcgBoost => "ndcgboost", ltr_ndcgboost::NdcgBoostParams, ltr_ndcgboost::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
