@@ -43,7 +43,7 @@ fn parameter_table_matches_the_defaults_and_the_readme() {
 ///
 /// Round 1, `H = 0`: every pair has `o = 0`, loss `F(0) = 1 - 1/sqrt 2` and weight
 /// `w0 = w(0) = 2^{-3/2}`; `J_0 = (1 + 3/3) F(0) = 2 - sqrt 2`.
-/// * Feature 0 (`h = [x_0 > 0.5]`): A's pair has `h_ij = 1`; B's (0, 1) `1`, (0, 2) `0`,
+/// * Feature 0 (`h = [x_0 > 0]`): A's pair has `h_ij = 1`; B's (0, 1) `1`, (0, 2) `0`,
 ///   (1, 2) `-1`: `up = (1 + 1/3) w0`, `down = w0 / 3`, `alpha = 1/2 ln 4 = ln 2`, predicted
 ///   decrease `1/2 w0 (sqrt(4/3) - sqrt(1/3))^2 = w0 / 6`.
 /// * Feature 1: A's pair `-1`; B's (0, 1) `1`, (0, 2) `1`, (1, 2) `0`: `up = 2/3 w0`,
