@@ -7,11 +7,12 @@
 //! factor over documents needs): a pair adds its weight to the range of cuts between its two
 //! documents' intervals, `O(d)` per pair, prefix sums at the end.
 
-use ltr_core::{Dataset, Error, ParamInfo, Result, param_info};
+use ltr_core::{Dataset, Error, ParamInfo, Result, Validation, param_info};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::driver::LoopSettings;
+use crate::driver::{LoopSettings, Outcome, Rule, drive};
+use crate::ensemble::Ensemble;
 use crate::threshold::{Cuts, ThresholdRanker, ThresholdSpacing};
 
 /// The keys of every learner that boosts threshold weak rankers on the round driver, written
@@ -69,7 +70,10 @@ impl ThresholdLoopParams {
             "cut points evenly spaced or equal-frequency",
         ),
         ParamInfo::flag("no_reselect", "forbid the feature chosen in the previous round"),
-        ParamInfo::flag("require_improvement", "accept a weak ranker only if it improves the training objective"),
+        ParamInfo::flag(
+            "require_improvement",
+            "accept a weak ranker only if it improves the training objective",
+        ),
         ParamInfo::int(
             "early_stopping_rounds",
             0,
@@ -99,6 +103,22 @@ impl ThresholdLoopParams {
             require_improvement: self.require_improvement,
             patience: self.early_stopping_rounds,
         }
+    }
+
+    /// Runs `rule` on the driver under these keys; the model is the kept rounds as an
+    /// ensemble over `train`'s features.
+    ///
+    /// # Errors
+    /// As [`drive`].
+    pub fn drive<R: Rule<Weak = ThresholdRanker>>(
+        &self,
+        rule: &mut R,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        algorithm: &'static str,
+    ) -> Result<Outcome<Ensemble<ThresholdRanker>>> {
+        let out = drive(rule, train, valid, &self.settings(algorithm))?;
+        Ok(out.map_model(|rounds| Ensemble { n_features: train.n_features(), rounds }))
     }
 
     /// The candidates of `train` under these keys.

@@ -13,8 +13,8 @@ mod fidelity;
 mod rule;
 
 pub use fidelity::{alpha, fidelity, pair_weight, predicted_decrease};
-use ltr_boosting::{BoostOutcome, Ensemble, ThresholdLoopParams, drive};
 pub use ltr_boosting::ThresholdRanker;
+use ltr_boosting::{BoostOutcome, Ensemble, ThresholdLoopParams};
 use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
     param_table,
@@ -105,23 +105,14 @@ impl FRank {
         valid: Option<&Validation<'_>>,
     ) -> Result<BoostOutcome<ThresholdRanker>> {
         let p = &self.params;
-        let queries: Vec<QueryPairs> = (0..train.n_queries())
-            .filter_map(|q| QueryPairs::new(train, q, p.query_normalisation))
-            .collect();
+        let queries: Vec<QueryPairs> =
+            (0..train.n_queries()).filter_map(|q| QueryPairs::new(train, q, p.query_normalisation)).collect();
         if queries.is_empty() {
             return Err(Error::fit(INFO.id, "no training query has documents of two different grades"));
         }
         let candidates = p.threshold_loop.candidates(train, INFO.id)?;
         let mut rule = FidelityRule::new(&candidates, train, queries);
-        let out = drive(&mut rule, train, valid, &p.threshold_loop.settings(INFO.id))?;
-        log::debug!(
-            "frank: {} rounds played, {} kept ({:?}), loss {:.6e}",
-            out.trace.len(),
-            out.best_rounds,
-            out.stop,
-            FidelityRule::loss(&rule.cur)
-        );
-        Ok(out.map_model(|rounds| Ensemble { n_features: train.n_features(), rounds }))
+        p.threshold_loop.drive(&mut rule, train, valid, INFO.id)
     }
 }
 

@@ -16,7 +16,10 @@ fn params(rounds: usize, thresholds: usize, query_normalisation: bool) -> FRankP
 fn params_defaults_keys_and_validation() {
     let p: FRankParams = serde_json::from_str("{}").unwrap();
     assert_eq!(p, FRankParams::default());
-    assert_eq!((p.threshold_loop.rounds, p.threshold_loop.thresholds, p.query_normalisation), (200, 10, true));
+    assert_eq!(
+        (p.threshold_loop.rounds, p.threshold_loop.thresholds, p.query_normalisation),
+        (200, 10, true)
+    );
     let p: FRankParams = serde_json::from_str(r#"{"rounds": 7, "query_normalisation": false}"#).unwrap();
     assert_eq!(p, params(7, 10, false));
     for (p, key) in [(params(0, 10, true), "`rounds`"), (params(5, 1, true), "`thresholds`")] {
@@ -149,7 +152,8 @@ fn rounds_match_brute_force_and_lower_the_loss() {
         let p = params(15, 6, normalise);
         let out = p.validate().unwrap().fit_outcome(&data, None).unwrap();
         assert!(out.trace.len() >= 5, "{:?}", out.stop);
-        let total = if normalise { 12.0 } else { brute_loss(&data, &vec![0.0; data.n_docs()], false) / f(0.0) };
+        let total =
+            if normalise { 12.0 } else { brute_loss(&data, &vec![0.0; data.n_docs()], false) / f(0.0) };
         let mut scores = vec![0.0; data.n_docs()];
         let mut prev = brute_loss(&data, &scores, normalise);
         for (t, r) in out.trace.iter().enumerate() {
@@ -158,7 +162,8 @@ fn rounds_match_brute_force_and_lower_the_loss() {
             let (mut up, mut down) = (0.0, 0.0);
             for q in data.queries() {
                 let pairs = q.range().flat_map(|i| q.range().map(move |j| (i, j)));
-                let pairs: Vec<(usize, usize)> = pairs.filter(|&(i, j)| data.labels()[i] > data.labels()[j]).collect();
+                let pairs: Vec<(usize, usize)> =
+                    pairs.filter(|&(i, j)| data.labels()[i] > data.labels()[j]).collect();
                 let c = if normalise && !pairs.is_empty() { 1.0 / pairs.len() as f64 } else { 1.0 };
                 for (i, j) in pairs {
                     let w = c * pair_weight(scores[i] - scores[j]);
@@ -204,7 +209,10 @@ fn errors_and_edge_cases() {
     assert_eq!(out.trace[0].query_weights, vec![0.0, 1.0]);
 }
 
-fn run_in_pool(threads: usize, f: impl FnOnce() -> BoostOutcome<ThresholdRanker> + Send) -> BoostOutcome<ThresholdRanker> {
+fn run_in_pool(
+    threads: usize,
+    f: impl FnOnce() -> BoostOutcome<ThresholdRanker> + Send,
+) -> BoostOutcome<ThresholdRanker> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
 }
 

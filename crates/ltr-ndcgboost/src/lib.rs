@@ -12,9 +12,11 @@
 mod objective;
 mod rule;
 
-use ltr_boosting::{BoostOutcome, Ensemble, ThresholdLoopParams, drive};
 pub use ltr_boosting::ThresholdRanker;
-use ltr_core::{AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation};
+use ltr_boosting::{BoostOutcome, Ensemble, ThresholdLoopParams};
+use ltr_core::{
+    AlgorithmInfo, Dataset, Error, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
+};
 pub use objective::{
     EXACT_MAX_DOCS, exact_expected_ndcg, gain, ideal_dcg, rank_marginals, relaxed_expected_ndcg,
 };
@@ -89,21 +91,14 @@ impl NdcgBoost {
         valid: Option<&Validation<'_>>,
     ) -> Result<BoostOutcome<ThresholdRanker>> {
         let p = &self.params.threshold_loop;
-        let queries: Vec<NdcgQuery> = (0..train.n_queries()).filter_map(|q| NdcgQuery::new(train, q)).collect();
+        let queries: Vec<NdcgQuery> =
+            (0..train.n_queries()).filter_map(|q| NdcgQuery::new(train, q)).collect();
         if queries.is_empty() {
             return Err(Error::fit(INFO.id, "no training query has a relevant document"));
         }
         let candidates = p.candidates(train, INFO.id)?;
         let mut rule = NdcgRule::new(&candidates, train, queries);
-        let out = drive(&mut rule, train, valid, &p.settings(INFO.id))?;
-        log::debug!(
-            "ndcgboost: {} rounds played, {} kept ({:?}), relaxed expected NDCG {:.6}",
-            out.trace.len(),
-            out.best_rounds,
-            out.stop,
-            rule.mean(&rule.cur)
-        );
-        Ok(out.map_model(|rounds| Ensemble { n_features: train.n_features(), rounds }))
+        p.drive(&mut rule, train, valid, INFO.id)
     }
 }
 

@@ -56,7 +56,8 @@ pub(crate) struct Sigmoids {
 impl Sigmoids {
     /// Prepares the probabilities of `scores` (reusing the buffer).
     pub fn set(&mut self, scores: impl Iterator<Item = f64> + Clone) {
-        let (lo, hi) = scores.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+        let (lo, hi) =
+            scores.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
         self.fast = hi - lo <= FAST_SPREAD;
         let mid = 0.5 * (lo + hi);
         self.e.clear();

@@ -11,7 +11,9 @@
 
 use std::ops::Range;
 
-use ltr_boosting::{ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, Rule, ThresholdRanker};
+use ltr_boosting::{
+    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, Rule, ThresholdRanker, full_weights,
+};
 use ltr_core::{Dataset, Result};
 use rayon::prelude::*;
 
@@ -128,11 +130,8 @@ impl Rule for NdcgRule<'_> {
     /// `sum_i |gamma_i|` of each query normalised to sum 1 (0 outside the loop).
     fn query_weights(&self) -> Vec<f64> {
         let total: f64 = self.mass.iter().sum();
-        let mut out = vec![0.0; self.train.n_queries()];
-        for (q, &m) in self.queries.iter().zip(&self.mass) {
-            out[q.query] = if total > 0.0 { m / total } else { 0.0 };
-        }
-        out
+        let shares: Vec<f64> = self.mass.iter().map(|&m| if total > 0.0 { m / total } else { 0.0 }).collect();
+        full_weights(self.train.n_queries(), &self.loop_queries, &shares)
     }
 
     fn n_candidates(&self) -> usize {
@@ -168,7 +167,11 @@ impl Rule for NdcgRule<'_> {
     fn trial(&self, c: usize, alpha: f64, parallel: bool) -> Vec<f64> {
         let shift = |i: usize| if self.cands.fires(c, i) { alpha } else { 0.0 };
         let one = |q: &NdcgQuery| q.relaxed(&self.scores, shift);
-        if parallel { self.queries.par_iter().map(one).collect() } else { self.queries.iter().map(one).collect() }
+        if parallel {
+            self.queries.par_iter().map(one).collect()
+        } else {
+            self.queries.iter().map(one).collect()
+        }
     }
 
     fn improves(&self, trial: &Vec<f64>) -> bool {

@@ -6,7 +6,9 @@ use super::objective::{Sigmoids, expected_ranks, potentials, rank_weights, relax
 use super::*;
 
 fn params(rounds: usize, early_stopping_rounds: usize) -> NdcgBoostParams {
-    NdcgBoostParams { threshold_loop: ThresholdLoopParams { rounds, early_stopping_rounds, ..Default::default() } }
+    NdcgBoostParams {
+        threshold_loop: ThresholdLoopParams { rounds, early_stopping_rounds, ..Default::default() },
+    }
 }
 
 #[test]
@@ -120,13 +122,17 @@ fn the_relaxation_is_jensens_bound() {
             let (gains, scores) = random_query(&mut rng, m);
             let exact = exact_expected_ndcg(&gains, &scores).unwrap().unwrap();
             let marginals = rank_marginals(&scores).unwrap();
-            let ranks: Vec<f64> =
-                marginals.iter().map(|p| p.iter().enumerate().map(|(r, p)| (r + 1) as f64 * p).sum()).collect();
+            let ranks: Vec<f64> = marginals
+                .iter()
+                .map(|p| p.iter().enumerate().map(|(r, p)| (r + 1) as f64 * p).sum())
+                .collect();
             let jensen = relaxed_from_ranks(&gains, ideal_dcg(&gains), &ranks);
             assert!(jensen <= exact + 1e-15, "m = {m}: {jensen} > {exact}");
             let relaxed = relaxed_expected_ndcg(&gains, &scores).unwrap();
             if m == 2 {
-                assert!((marginals[0][0] - 1.0 / (1.0 + (2.0 * (scores[1] - scores[0])).exp())).abs() < 1e-15);
+                assert!(
+                    (marginals[0][0] - 1.0 / (1.0 + (2.0 * (scores[1] - scores[0])).exp())).abs() < 1e-15
+                );
                 assert!((relaxed - jensen).abs() < 1e-15);
             }
             assert!(relaxed > 0.0 && relaxed <= 1.0);
@@ -155,7 +161,8 @@ fn the_bound_holds_and_touches_the_objective_at_zero() {
             let slope: f64 = gamma.iter().zip(&h).filter(|(_, h)| **h).map(|(g, _)| g).sum();
             assert!((slope - (up - down)).abs() < 1e-14, "{slope} vs {up} - {down}");
             let at = |alpha: f64| {
-                let s: Vec<f64> = scores.iter().zip(&h).map(|(s, &h)| s + if h { alpha } else { 0.0 }).collect();
+                let s: Vec<f64> =
+                    scores.iter().zip(&h).map(|(s, &h)| s + if h { alpha } else { 0.0 }).collect();
                 relaxed_expected_ndcg(&gains, &s).unwrap()
             };
             let h0 = at(0.0);
