@@ -94,6 +94,15 @@ pub trait Rule: Sync {
     /// `(value, alpha)` of candidate `c` this round (higher value first), or `None` when it
     /// may not be chosen.
     fn choice(&self, c: usize) -> Option<(f64, f64)>;
+    /// The weight candidate `c` is tried and added with, given the `alpha` of
+    /// [`Rule::choice`]; called once for each candidate the driver tries, before
+    /// [`Rule::trial`]. A rule whose weight costs a pass over the training pairs computes it
+    /// here, for the few candidates tried, instead of for every candidate in `choice`.
+    /// Default: `alpha` unchanged.
+    fn weight(&self, c: usize, alpha: f64) -> f64 {
+        let _ = c;
+        alpha
+    }
     /// The training queries after adding candidate `c` with weight `alpha`; `parallel`: the
     /// caller is not itself running in parallel, so the work may be split over queries.
     fn trial(&self, c: usize, alpha: f64, parallel: bool) -> Self::Trial;
@@ -223,18 +232,25 @@ pub fn drive<R: Rule>(
         // improvement test, the next ones in chunks (parallel over candidates), the first
         // passing one in order wins.
         let improves = |trial: &R::Trial| t == 1 || !cfg.require_improvement || r.improves(trial);
+        let alpha = r.weight(first, alpha);
         let first_trial = r.trial(first, alpha, true);
         let mut chosen = improves(&first_trial).then_some((first, value, alpha, first_trial, 1));
         let mut offset = 1;
         while chosen.is_none() && offset < order.len() {
             let chunk = &order[offset..(offset + TRY_CHUNK).min(order.len())];
-            let trials: Vec<R::Trial> = chunk.par_iter().map(|&(c, _, a)| r.trial(c, a, false)).collect();
+            let trials: Vec<(f64, R::Trial)> = chunk
+                .par_iter()
+                .map(|&(c, _, a)| {
+                    let a = r.weight(c, a);
+                    (a, r.trial(c, a, false))
+                })
+                .collect();
             chosen = chunk
                 .iter()
                 .zip(trials)
                 .enumerate()
-                .find(|(_, (_, trial))| improves(trial))
-                .map(|(j, (&(c, v, a), trial))| (c, v, a, trial, offset + j + 1));
+                .find(|(_, (_, (_, trial)))| improves(trial))
+                .map(|(j, (&(c, v, _), (a, trial)))| (c, v, a, trial, offset + j + 1));
             offset += chunk.len();
         }
         let Some((c, value, alpha, trial, tries)) = chosen else {

@@ -20,6 +20,9 @@
 //!   best query-weighted measure, weight it, reweight the queries by how badly the ensemble
 //!   ranks them, with the guards against AdaRank's failure modes (improvement test,
 //!   no-reselect, round cap, best prefix on the validation split). AdaRank and PCRank.
+//! * [`CutCandidates`]: every cut of every feature as the candidates of a rule on the
+//!   driver, with the edges and pair sums such rules need, and the keys of the learners that
+//!   boost them ([`ThresholdLoopParams`], flattened): FRank's and NDCGBoost's rules.
 //! * [`FeatureRanker`], [`FeatureSource`]: single features as weak rankers.
 //! * [`Ensemble`]: `f(x) = sum_t alpha_t h_t(x)` over any [`WeakRanker`], the model of both
 //!   loops.
@@ -28,6 +31,7 @@
 //! [`ltr_metrics::EvalConfig`]; learners pass the one of the convention the training data
 //! carries (`EvalConfig::of(train)`), so the measure trained on is the measure reported.
 
+mod cut_candidates;
 mod driver;
 mod ensemble;
 mod features;
@@ -38,6 +42,7 @@ mod query_boost;
 mod source;
 mod threshold;
 
+pub use cut_candidates::{CutCandidates, PairSums, ThresholdLoopParams};
 pub use driver::{Accepted, LoopSettings, Outcome, RoundTrace, Rule, RunningScores, StopReason, drive};
 pub use ensemble::{Ensemble, Round, WeakRanker};
 pub use features::{FeatureRanker, FeatureSource};

@@ -217,6 +217,8 @@ registry! {
     MpBoost => "mpboost", ltr_mpboost::MpBoostParams, ltr_mpboost::INFO;
     RankRefine => "rankrefine", ltr_rankrefine::RankRefineParams, ltr_rankrefine::INFO;
     SsRankBoost => "ssrankboost", ltr_ssrankboost::SsRankBoostParams, ltr_ssrankboost::INFO;
+    FRank => "frank", ltr_frank::FRankParams, ltr_frank::INFO;
+    NdcgBoost => "ndcgboost", ltr_ndcgboost::NdcgBoostParams, ltr_ndcgboost::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

@@ -63,6 +63,8 @@ algorithms! {
     mpboost => "mpboost",
     rankrefine => "rankrefine",
     ssrankboost => "ssrankboost",
+    frank => "frank",
+    ndcgboost => "ndcgboost",
 }
 
 /// How far a committed report's number may be from the protocol's.
