@@ -12,12 +12,10 @@
 pub mod risk;
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, QueryView, Result, Rng, Validation,
+    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
 };
-use ltr_metrics::lambda::{LambdaConfig, LambdaScratch, PairLambdas};
-use ltr_neural::{
-    NetworkDefaults, NetworkParams, NeuralModel, QueryObjective, TrainReport, has_two_grades, settings,
-};
+use ltr_neural::{NetworkDefaults, NetworkParams, NeuralModel, TrainReport, settings};
+use ltr_softrank::{ExpectedDcg, ExpectedNdcgObjective};
 use serde::{Deserialize, Serialize};
 
 pub use risk::{RiskScratch, TopKRisk};
@@ -97,7 +95,7 @@ impl BayesRank {
         valid: Option<&Validation<'_>>,
         rng: &mut Rng,
     ) -> Result<(NeuralModel, TrainReport)> {
-        let mut objective = BayesRiskObjective::new(train, self.top_k);
+        let mut objective = bayes_risk_objective(train, self.top_k);
         ltr_neural::train(INFO.id, train, valid, &self.settings, &mut objective, rng)
     }
 }
@@ -111,48 +109,26 @@ impl Learner for BayesRank {
 }
 
 /// BayesRank's cost of one query: the Bayes risk `1 - E[DCG@k] / IDCG@k` under the
-/// Plackett-Luce model of the scores.
-#[derive(Debug, Clone)]
-pub struct BayesRiskObjective {
-    risk: TopKRisk,
-    /// `2^y - 1` of every document of the data set.
-    gains: Vec<f64>,
-    /// `1 / ideal DCG@k` per query (0 without a relevant document).
-    inv_ideal_dcg: Vec<f64>,
+/// Plackett-Luce model of the scores (the expected-NDCG cost SoftRank's crate implements once
+/// for any model of the rankings).
+pub type BayesRiskObjective = ExpectedNdcgObjective<TopKRisk>;
+
+/// BayesRank's objective on the queries of `data` with the loss `1 - NDCG@top_k`.
+pub fn bayes_risk_objective(data: &Dataset, top_k: usize) -> BayesRiskObjective {
+    ExpectedNdcgObjective::with_model(data, top_k, |_| TopKRisk::new(top_k))
 }
 
-impl BayesRiskObjective {
-    /// The objective on the queries of `data` with the loss `1 - NDCG@top_k`.
-    pub fn new(data: &Dataset, top_k: usize) -> Self {
-        let longest = data.queries().map(|q| q.len()).max().unwrap_or(0);
-        // The ideal DCG@k under the same discount, from the workspace's one implementation.
-        let ideal = PairLambdas::new(LambdaConfig::lambdarank(1.0, top_k), longest);
-        let mut s = LambdaScratch::default();
-        Self {
-            risk: TopKRisk::new(top_k),
-            gains: data.labels().iter().map(|&y| f64::from(y).exp2() - 1.0).collect(),
-            inv_ideal_dcg: data.queries().map(|q| ideal.inverse_ideal_dcg(q.labels, &mut s)).collect(),
-        }
-    }
-}
-
-impl QueryObjective for BayesRiskObjective {
+impl ExpectedDcg for TopKRisk {
     type Scratch = RiskScratch;
 
-    /// Two grades at least (hence a relevant document, so a positive ideal DCG).
-    fn is_active(&self, q: QueryView<'_>) -> bool {
-        has_two_grades(q.labels) && self.inv_ideal_dcg[q.index] > 0.0
-    }
-
-    fn gradient(&self, q: QueryView<'_>, scores: &[f64], grad: &mut [f64], scratch: &mut RiskScratch) {
-        self.risk.expected_dcg::<true>(&self.gains[q.range()], scores, grad, scratch);
-        let scale = -self.inv_ideal_dcg[q.index];
-        grad.iter_mut().for_each(|g| *g *= scale);
-    }
-
-    fn cost(&self, q: QueryView<'_>, scores: &[f64], scratch: &mut RiskScratch) -> f64 {
-        let e = self.risk.expected_dcg::<false>(&self.gains[q.range()], scores, &mut [], scratch);
-        1.0 - self.inv_ideal_dcg[q.index] * e
+    fn expected_dcg<const GRAD: bool>(
+        &self,
+        gains: &[f64],
+        scores: &[f64],
+        grad: &mut [f64],
+        scratch: &mut RiskScratch,
+    ) -> f64 {
+        TopKRisk::expected_dcg::<GRAD>(self, gains, scores, grad, scratch)
     }
 }
 

@@ -1,5 +1,5 @@
 use ltr_core::{DatasetBuilder, Error, Ranker};
-use ltr_neural::{Activation, Network, Standardizer};
+use ltr_neural::{Activation, Network, QueryObjective, Standardizer};
 
 use super::*;
 
@@ -89,9 +89,9 @@ fn risk_of_two_documents_by_hand() {
         Dataset::from_parts(1, vec![0.0, 1.0], vec![1, 0], vec![0, 2], vec!["1".into()], None).unwrap();
     let scores = [3f64.ln(), 0.0];
     let mut s = RiskScratch::default();
-    let risk1 = BayesRiskObjective::new(&data, 1).cost(data.query(0), &scores, &mut s);
+    let risk1 = bayes_risk_objective(&data, 1).cost(data.query(0), &scores, &mut s);
     assert!((risk1 - 0.25).abs() < 1e-15, "{risk1}");
-    let risk2 = BayesRiskObjective::new(&data, 2).cost(data.query(0), &scores, &mut s);
+    let risk2 = bayes_risk_objective(&data, 2).cost(data.query(0), &scores, &mut s);
     assert!((risk2 - 0.092_267_561_607_135_56).abs() < 1e-15, "{risk2}");
     let mut g = [0.0; 2];
     TopKRisk::new(1).expected_dcg::<true>(&[1.0, 0.0], &scores, &mut g, &mut s);
@@ -127,7 +127,7 @@ fn risk_equals_the_enumerated_expectation_up_to_five_documents() {
     for k in 1..=3 {
         let ideal = dcg_at(&gains, &[0, 2, 4, 1, 3], k);
         let want = 1.0 - enumerated_expected_dcg(&gains, &scores, k) / ideal;
-        let got = BayesRiskObjective::new(&data, k).cost(data.query(0), &scores, &mut s);
+        let got = bayes_risk_objective(&data, k).cost(data.query(0), &scores, &mut s);
         assert!((got - want).abs() < 1e-14, "k={k}: {got} vs {want}");
     }
 }
@@ -202,7 +202,7 @@ fn gradients_match_finite_differences_through_the_network() {
     ] {
         let model = random_model(&data, &hidden, act, 4);
         for k in 1..=3 {
-            let obj = BayesRiskObjective::new(&data, k);
+            let obj = bayes_risk_objective(&data, k);
             let worst = ltr_neural::gradient_check(&obj, &data, &model, 1e-5, 1e-3).unwrap();
             eprintln!("gradient check {hidden:?} {act:?} k={k}: worst relative error {worst:.1e}");
             assert!(worst < 1e-6, "{hidden:?} {act:?} k={k}: relative error {worst:e}");

@@ -10,17 +10,16 @@
 //! equations, the departures and every default.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod objective;
 pub mod rank;
 
 use ltr_core::{
-    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, QueryView, Result, Rng, Validation,
+    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
 };
-use ltr_metrics::lambda::{LambdaConfig, LambdaScratch, PairLambdas};
-use ltr_neural::{
-    NetworkDefaults, NetworkParams, NeuralModel, QueryObjective, TrainReport, has_two_grades, settings,
-};
+use ltr_neural::{NetworkDefaults, NetworkParams, NeuralModel, TrainReport, settings};
 use serde::{Deserialize, Serialize};
 
+pub use objective::{ExpectedDcg, ExpectedNdcgObjective};
 pub use rank::{SoftNdcg, SoftScratch, beat_probability, rank_distribution};
 
 /// Metadata of SoftRank. The survey's summary table gives it no family; ANN, as it trains a
@@ -122,54 +121,27 @@ impl Learner for SoftRank {
 
 /// SoftRank's cost of one query: `C = 1 - SoftNDCG@k`, the soft DCG divided by the ideal
 /// DCG@k of the query's grades.
-#[derive(Debug, Clone)]
-pub struct SoftRankObjective {
-    soft: SoftNdcg,
-    /// `2^y - 1` of every document of the data set.
-    gains: Vec<f64>,
-    /// `1 / ideal DCG@k` per query (0 without a relevant document).
-    inv_ideal_dcg: Vec<f64>,
-}
+pub type SoftRankObjective = ExpectedNdcgObjective<SoftNdcg>;
 
-impl SoftRankObjective {
+impl ExpectedNdcgObjective<SoftNdcg> {
     /// The objective on the queries of `data`, scores of variance `variance`, SoftNDCG@k with
     /// `k = truncation` (0: the whole list).
     pub fn new(data: &Dataset, variance: f64, truncation: usize) -> Self {
-        let longest = data.queries().map(|q| q.len()).max().unwrap_or(0);
-        // The ideal DCG under the same discount `1 / log2(1 + rank)` and truncation, from the
-        // workspace's one implementation of it.
-        let ideal = PairLambdas::new(LambdaConfig::lambdarank(1.0, truncation), longest);
-        let mut s = LambdaScratch::default();
-        Self {
-            soft: SoftNdcg::new(variance, truncation, longest),
-            gains: data.labels().iter().map(|&y| f64::from(y).exp2() - 1.0).collect(),
-            inv_ideal_dcg: data.queries().map(|q| ideal.inverse_ideal_dcg(q.labels, &mut s)).collect(),
-        }
-    }
-
-    /// SoftNDCG of query `q` at `scores`.
-    pub fn soft_ndcg(&self, q: QueryView<'_>, scores: &[f64], scratch: &mut SoftScratch) -> f64 {
-        self.inv_ideal_dcg[q.index]
-            * self.soft.soft_dcg::<false>(&self.gains[q.range()], scores, &mut [], scratch)
+        Self::with_model(data, truncation, |longest| SoftNdcg::new(variance, truncation, longest))
     }
 }
 
-impl QueryObjective for SoftRankObjective {
+impl ExpectedDcg for SoftNdcg {
     type Scratch = SoftScratch;
 
-    /// Two grades at least (hence a relevant document, so a positive ideal DCG).
-    fn is_active(&self, q: QueryView<'_>) -> bool {
-        has_two_grades(q.labels) && self.inv_ideal_dcg[q.index] > 0.0
-    }
-
-    fn gradient(&self, q: QueryView<'_>, scores: &[f64], grad: &mut [f64], scratch: &mut SoftScratch) {
-        self.soft.soft_dcg::<true>(&self.gains[q.range()], scores, grad, scratch);
-        let scale = -self.inv_ideal_dcg[q.index];
-        grad.iter_mut().for_each(|g| *g *= scale);
-    }
-
-    fn cost(&self, q: QueryView<'_>, scores: &[f64], scratch: &mut SoftScratch) -> f64 {
-        1.0 - self.soft_ndcg(q, scores, scratch)
+    fn expected_dcg<const GRAD: bool>(
+        &self,
+        gains: &[f64],
+        scores: &[f64],
+        grad: &mut [f64],
+        scratch: &mut SoftScratch,
+    ) -> f64 {
+        self.soft_dcg::<GRAD>(gains, scores, grad, scratch)
     }
 }
 

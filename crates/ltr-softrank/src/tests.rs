@@ -1,5 +1,5 @@
 use ltr_core::{DatasetBuilder, Error, Ranker};
-use ltr_neural::{Activation, Network, Standardizer};
+use ltr_neural::{Activation, Network, QueryObjective, Standardizer};
 
 use super::*;
 
