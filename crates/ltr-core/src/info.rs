@@ -20,6 +20,9 @@ pub enum Family {
     /// Evolutionary search: genetic algorithms and genetic programming (the survey's
     /// optimiser "GA").
     Evolutionary,
+    /// Bayesian decision methods: a probability model of rankings and the expected loss
+    /// (Bayes risk) of its decisions.
+    Bayes,
 }
 
 impl std::fmt::Display for Family {
@@ -31,6 +34,7 @@ impl std::fmt::Display for Family {
             Self::Trees => "Trees",
             Self::Ann => "ANN",
             Self::Evolutionary => "Evolutionary",
+            Self::Bayes => "Bayes",
         })
     }
 }

@@ -219,6 +219,8 @@ registry! {
     SsRankBoost => "ssrankboost", ltr_ssrankboost::SsRankBoostParams, ltr_ssrankboost::INFO;
     FRank => "frank", ltr_frank::FRankParams, ltr_frank::INFO;
     NdcgBoost => "ndcgboost", ltr_ndcgboost::NdcgBoostParams, ltr_ndcgboost::INFO;
+    SoftRank => "softrank", ltr_softrank::SoftRankParams, ltr_softrank::INFO;
+    BayesRank => "bayesrank", ltr_bayesrank::BayesRankParams, ltr_bayesrank::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

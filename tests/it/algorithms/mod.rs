@@ -65,6 +65,8 @@ algorithms! {
     ssrankboost => "ssrankboost",
     frank => "frank",
     ndcgboost => "ndcgboost",
+    softrank => "softrank",
+    bayesrank => "bayesrank",
 }
 
 /// How far a committed report's number may be from the protocol's.
