@@ -215,6 +215,8 @@ registry! {
     SvmMap => "svm-map", ltr_svmmap::SvmMapParams, ltr_svmmap::INFO;
     PermuRank => "permurank", ltr_permurank::PermuRankParams, ltr_permurank::INFO;
     MpBoost => "mpboost", ltr_mpboost::MpBoostParams, ltr_mpboost::INFO;
+    BoltzRank => "boltzrank", ltr_boltzrank::BoltzRankParams, ltr_boltzrank::INFO;
+    SortNet => "sortnet", ltr_sortnet::SortNetParams, ltr_sortnet::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

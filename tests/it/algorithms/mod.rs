@@ -61,6 +61,8 @@ algorithms! {
     svm_map => "svm-map",
     permurank => "permurank",
     mpboost => "mpboost",
+    boltzrank => "boltzrank",
+    sortnet => "sortnet",
 }
 
 /// How far a committed report's number may be from the protocol's.
