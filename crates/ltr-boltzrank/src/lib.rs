@@ -44,7 +44,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
 };
 
 /// `alpha`: the energy's scale.
-const ALPHA: ParamInfo = ParamInfo::positive("alpha", 0.0, 1000.0, "energy scale: g(x) = alpha x of the rank distance");
+const ALPHA: ParamInfo =
+    ParamInfo::positive("alpha", 0.0, 1000.0, "energy scale: g(x) = alpha x of the rank distance");
 /// `kl_weight`: the divergence term's weight.
 const KL_WEIGHT: ParamInfo =
     ParamInfo::real("kl_weight", 0.0, 1000.0, "weight of KL(target || model) next to the expected NDCG");
@@ -61,8 +62,12 @@ const PAIRWISE: ParamInfo = ParamInfo {
     doc: "weight of the pairwise potentials pulling a score towards similar documents'; 0 = none",
 };
 /// `bandwidth`: the pairwise weights' distance scale.
-const BANDWIDTH: ParamInfo =
-    ParamInfo::positive("bandwidth", 0.0, 100.0, "distance scale of the pairwise weights (standard deviations)");
+const BANDWIDTH: ParamInfo = ParamInfo::positive(
+    "bandwidth",
+    0.0,
+    100.0,
+    "distance scale of the pairwise weights (standard deviations)",
+);
 
 /// The defaults of BoltzRank's network keys: ListNet's (a linear network trained with Adam at
 /// step 1e-3, one query per update, 100 epochs), BoltzRank's comparator; see the README.
@@ -159,7 +164,8 @@ impl BoltzRank {
         let objective = BoltzObjective::new(train, self.objective);
         let Some((weight, bandwidth)) = self.pairwise else {
             let mut objective = objective;
-            let (net, report) = ltr_neural::train(INFO.id, train, valid, &self.settings, &mut objective, rng)?;
+            let (net, report) =
+                ltr_neural::train(INFO.id, train, valid, &self.settings, &mut objective, rng)?;
             return Ok((BoltzRankModel { pairwise: None, net }, report));
         };
         let pairwise = Pairwise { standardizer: Standardizer::fit(train, INFO.id)?, bandwidth, weight };

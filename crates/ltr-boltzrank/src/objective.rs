@@ -82,10 +82,7 @@ pub struct Scratch {
 
 /// DCG@k of `labels` in the order `perm` (gain `2^y - 1`, discount `1 / log2(1 + r)`).
 fn dcg(perm: impl Iterator<Item = Grade>, k: usize) -> f64 {
-    perm.take(k)
-        .enumerate()
-        .map(|(r, y)| (f64::from(y).exp2() - 1.0) / ((r + 2) as f64).log2())
-        .sum()
+    perm.take(k).enumerate().map(|(r, y)| (f64::from(y).exp2() - 1.0) / ((r + 2) as f64).log2()).sum()
 }
 
 /// `log sum_k exp(v_k)` without overflow.
@@ -187,7 +184,9 @@ impl BoltzObjective {
         let n = self.settings.samples;
         assert_eq!((model.len(), target.len()), (n * self.labels.len(), n * self.labels.len()));
         let targets: Vec<f64> = self.labels.iter().map(|&y| f64::from(y)).collect();
-        for (draws, perms, scores) in [(&mut self.model, model, model_scores), (&mut self.target, target, &targets[..])] {
+        for (draws, perms, scores) in
+            [(&mut self.model, model, model_scores), (&mut self.target, target, &targets[..])]
+        {
             draws.perms = perms.to_vec();
             draws.energy.clear();
             draws.gain.clear();

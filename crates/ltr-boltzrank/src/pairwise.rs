@@ -62,14 +62,22 @@ impl Pairwise {
         // Log-weights (symmetric), then each row normalised from its largest.
         for j in 0..m {
             for k in j + 1..m {
-                let dist2: f64 =
-                    x[j * d..(j + 1) * d].iter().zip(&x[k * d..(k + 1) * d]).map(|(a, b)| (a - b) * (a - b)).sum();
+                let dist2: f64 = x[j * d..(j + 1) * d]
+                    .iter()
+                    .zip(&x[k * d..(k + 1) * d])
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum();
                 out[j * m + k] = -dist2 * inv_width;
                 out[k * m + j] = -dist2 * inv_width;
             }
         }
         for (j, row) in out.chunks_exact_mut(m).enumerate() {
-            let high = row.iter().enumerate().filter(|&(k, _)| k != j).map(|(_, &l)| l).fold(f64::NEG_INFINITY, f64::max);
+            let high = row
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != j)
+                .map(|(_, &l)| l)
+                .fold(f64::NEG_INFINITY, f64::max);
             let mut total = 0.0;
             for (k, v) in row.iter_mut().enumerate() {
                 *v = if k == j { 0.0 } else { (*v - high).exp() };

@@ -113,7 +113,9 @@ fn chi_square(counts: &[f64], probs: &[f64]) -> f64 {
 /// uniform distribution) and for another order.
 #[test]
 fn sampler_draws_the_boltzmann_frequencies() {
-    for (scores, alpha) in [(vec![1.0, 0.3, -0.5], 2.0), (vec![0.0, 0.0, 0.0], 1.0), (vec![2.0, -1.0, 0.5], 1.0)] {
+    for (scores, alpha) in
+        [(vec![1.0, 0.3, -0.5], 2.0), (vec![0.0, 0.0, 0.0], 1.0), (vec![2.0, -1.0, 0.5], 1.0)]
+    {
         let dist = boltzmann(&scores, alpha);
         let mut kappa = Vec::new();
         position_coefficients(3, alpha, &mut kappa);
@@ -229,7 +231,13 @@ fn random_model(data: &Dataset, hidden: &[usize], act: Activation, seed: u64) ->
 /// every parameter, as `ltr_neural::gradient_check` measures it (relative to
 /// `max(|fd|, |g|, floor)`). The costs sum log-sum-exps over many rankings: a two-point
 /// difference is caught between rounding at small steps and truncation at large ones.
-fn gradient_check<O: QueryObjective>(obj: &O, data: &Dataset, model: &NeuralModel, h: f64, floor: f64) -> f64 {
+fn gradient_check<O: QueryObjective>(
+    obj: &O,
+    data: &Dataset,
+    model: &NeuralModel,
+    h: f64,
+    floor: f64,
+) -> f64 {
     let grad = ltr_neural::total_gradient(obj, data, model);
     let mut probe = model.clone();
     let mut worst = 0.0f64;
@@ -253,8 +261,10 @@ fn gradient_check<O: QueryObjective>(obj: &O, data: &Dataset, model: &NeuralMode
 #[test]
 fn gradient_matches_finite_differences() {
     let data = toy(4, 7, 21);
-    let pairwise = Pairwise { standardizer: Standardizer::fit(&data, "test").unwrap(), bandwidth: 1.0, weight: 0.4 };
-    let settings = |kl_weight, ndcg_truncation| ObjectiveSettings { alpha: 1.5, kl_weight, samples: 6, ndcg_truncation };
+    let pairwise =
+        Pairwise { standardizer: Standardizer::fit(&data, "test").unwrap(), bandwidth: 1.0, weight: 0.4 };
+    let settings =
+        |kl_weight, ndcg_truncation| ObjectiveSettings { alpha: 1.5, kl_weight, samples: 6, ndcg_truncation };
     for (hidden, act) in [
         (vec![], Activation::Tanh),
         (vec![4], Activation::Tanh),
@@ -265,7 +275,11 @@ fn gradient_matches_finite_differences() {
         for (kl_weight, k) in [(0.0, 0), (1.0, 0), (5.0, 0), (1.0, 3)] {
             let mut alone = BoltzObjective::new(&data, settings(kl_weight, k));
             alone.begin_epoch(&mut Rng::new(9));
-            let mut with = WithPairwise::new(BoltzObjective::new(&data, settings(kl_weight, k)), pairwise.clone(), &data);
+            let mut with = WithPairwise::new(
+                BoltzObjective::new(&data, settings(kl_weight, k)),
+                pairwise.clone(),
+                &data,
+            );
             with.begin_epoch(&mut Rng::new(9));
             for (name, worst) in [
                 ("individual", gradient_check(&alone, &data, &model, 1e-3, 1e-3)),
@@ -274,7 +288,10 @@ fn gradient_matches_finite_differences() {
                 eprintln!(
                     "gradient check {name} {hidden:?} {act:?} lambda {kl_weight} NDCG@{k}: worst relative error {worst:.1e}"
                 );
-                assert!(worst < 1e-6, "{name} {hidden:?} {act:?} lambda {kl_weight}: relative error {worst:e}");
+                assert!(
+                    worst < 1e-6,
+                    "{name} {hidden:?} {act:?} lambda {kl_weight}: relative error {worst:e}"
+                );
             }
         }
     }
@@ -288,14 +305,22 @@ fn gradient_matches_finite_differences() {
 #[test]
 fn pairwise_potentials_by_hand() {
     let data = ltr_testkit::dataset(2, &[(&[1, 0], &[[0.0f32, 1.0], [2.0, 1.0]]), (&[0], &[[5.0, 1.0]])]);
-    let p = Pairwise { standardizer: Standardizer { mean: vec![1.0, 1.0], scale: vec![0.5, 0.0] }, bandwidth: 1.0, weight: 0.25 };
+    let p = Pairwise {
+        standardizer: Standardizer { mean: vec![1.0, 1.0], scale: vec![0.5, 0.0] },
+        bandwidth: 1.0,
+        weight: 0.25,
+    };
     let w = p.all_weights(&data);
     assert_eq!((w[0].as_slice(), w[1].as_slice()), (&[0.0, 1.0, 1.0, 0.0][..], &[0.0][..]));
     let mut s = [2.0, -2.0, 7.0];
     p.score_data(&data, &w, &mut s);
     assert_eq!(s, [2.0 + 0.25 * (-4.0), -2.0 + 0.25 * 4.0, 7.0]);
     let three = ltr_testkit::dataset(1, &[(&[1, 0, 0], &[[0.0f32], [1.0], [3.0]])]);
-    let p3 = Pairwise { standardizer: Standardizer { mean: vec![0.0], scale: vec![1.0] }, bandwidth: 1.0, weight: 0.5 };
+    let p3 = Pairwise {
+        standardizer: Standardizer { mean: vec![0.0], scale: vec![1.0] },
+        bandwidth: 1.0,
+        weight: 0.5,
+    };
     let mut a = Vec::new();
     p3.weights(three.query(0), &mut a);
     let (w1, w2) = ((-0.5f64).exp(), (-4.5f64).exp());
@@ -347,8 +372,8 @@ fn models_are_byte_identical_at_any_thread_count() {
             network: NetworkParams { hidden: 6, batch: 5, epochs: 8, ..NetworkParams::default() },
             ..Default::default()
         }
-            .validate()
-            .unwrap();
+        .validate()
+        .unwrap();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let m = pool.install(|| learner.fit(&data, Some(&valid), &mut Rng::new(seed)).unwrap());
         serde_json::to_string(&m).unwrap()
@@ -368,7 +393,13 @@ fn learns_a_toy_ranking_and_scores_whole_queries() {
     let ndcg = |s: &[f64]| ltr_metrics::Metric::Ndcg(10).mean(&test, s, &cfg).unwrap();
     let random = ndcg(&vec![0.0; test.n_docs()]);
     for pairwise in [0.0, 0.3] {
-        let learner = BoltzRankParams { pairwise, network: NetworkParams { epochs: 30, ..NetworkParams::default() }, ..Default::default() }.validate().unwrap();
+        let learner = BoltzRankParams {
+            pairwise,
+            network: NetworkParams { epochs: 30, ..NetworkParams::default() },
+            ..Default::default()
+        }
+        .validate()
+        .unwrap();
         let (model, report) = learner.fit_with_report(&data, None, &mut Rng::new(1)).unwrap();
         assert_eq!((report.epochs_run, report.epoch), (30, 30));
         model.check().unwrap();
@@ -378,7 +409,15 @@ fn learns_a_toy_ranking_and_scores_whole_queries() {
         assert!(got > random + 0.1, "pairwise {pairwise}: {got} vs {random}");
         // score_row is the document alone in its query.
         let alone = test.select_queries(&[0]).unwrap();
-        let single = Dataset::from_parts(3, alone.row(0).to_vec(), vec![alone.labels()[0]], vec![0, 1], vec!["a".into()], None).unwrap();
+        let single = Dataset::from_parts(
+            3,
+            alone.row(0).to_vec(),
+            vec![alone.labels()[0]],
+            vec![0, 1],
+            vec!["a".into()],
+            None,
+        )
+        .unwrap();
         assert_eq!(model.score_row(alone.row(0)).to_bits(), model.score_vec(&single).unwrap()[0].to_bits());
         let json = serde_json::to_string(&model).unwrap();
         let back: BoltzRankModel = serde_json::from_str(&json).unwrap();
@@ -389,7 +428,12 @@ fn learns_a_toy_ranking_and_scores_whole_queries() {
 #[test]
 fn corrupt_models_are_refused() {
     let data = toy(10, 8, 1);
-    let learner = BoltzRankParams { network: NetworkParams { epochs: 2, ..NetworkParams::default() }, ..Default::default() }.validate().unwrap();
+    let learner = BoltzRankParams {
+        network: NetworkParams { epochs: 2, ..NetworkParams::default() },
+        ..Default::default()
+    }
+    .validate()
+    .unwrap();
     let model = learner.fit(&data, None, &mut Rng::new(1)).unwrap();
     assert!(model.pairwise.is_some());
     let mut bad = model.clone();

@@ -120,7 +120,9 @@ impl Comparator {
             let ai = &a[i * width..(i + 1) * width];
             for j in 0..m {
                 let bj = &b[j * width..(j + 1) * width];
-                hidden.extend(ai.iter().zip(bj).zip(bias).map(|((&p, &q), &c)| net.activation.apply((p + q) + c)));
+                hidden.extend(
+                    ai.iter().zip(bj).zip(bias).map(|((&p, &q), &c)| net.activation.apply((p + q) + c)),
+                );
             }
             tail.forward(hidden, m, net_scratch, &mut out[i * m..(i + 1) * m]);
         }

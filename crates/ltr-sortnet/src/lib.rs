@@ -294,7 +294,9 @@ impl SortNet {
         if n_params > MAX_PARAMS {
             return Err(Error::fit(
                 INFO.id,
-                format!("the comparator would have {n_params} parameters (at most {MAX_PARAMS}); use fewer hidden units"),
+                format!(
+                    "the comparator would have {n_params} parameters (at most {MAX_PARAMS}); use fewer hidden units"
+                ),
             ));
         }
         // Both documents of a pair are standardised alike (the training documents' statistics),
@@ -304,7 +306,12 @@ impl SortNet {
             mean: [half.mean.as_slice(), half.mean.as_slice()].concat(),
             scale: [half.scale.as_slice(), half.scale.as_slice()].concat(),
         };
-        let network = Network::init(2 * d, &self.settings.hidden_sizes(), self.settings.activation, &mut rng.child("init"));
+        let network = Network::init(
+            2 * d,
+            &self.settings.hidden_sizes(),
+            self.settings.activation,
+            &mut rng.child("init"),
+        );
         let mut net = NeuralModel { standardizer, network, epoch: 0 };
 
         // The first training set: random differently graded pairs of every query.
@@ -440,7 +447,9 @@ impl Ranker for SortNetModel {
     }
 
     fn feature_weights(&self) -> ltr_core::FeatureWeights<'_> {
-        ltr_core::FeatureWeights::Undefined("a comparator network of two documents, whose weights do not rank features")
+        ltr_core::FeatureWeights::Undefined(
+            "a comparator network of two documents, whose weights do not rank features",
+        )
     }
 }
 

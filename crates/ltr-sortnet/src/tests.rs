@@ -28,7 +28,8 @@ fn random_comparator(d: usize, hidden: &[usize], act: Activation, seed: u64) -> 
     }
     let mean: Vec<f64> = (0..d).map(|_| rng.normal()).collect();
     let scale: Vec<f64> = (0..d).map(|_| 0.5 + rng.uniform()).collect();
-    let standardizer = Standardizer { mean: [mean.clone(), mean].concat(), scale: [scale.clone(), scale].concat() };
+    let standardizer =
+        Standardizer { mean: [mean.clone(), mean].concat(), scale: [scale.clone(), scale].concat() };
     Comparator { net: NeuralModel { standardizer, network, epoch: 0 } }
 }
 
@@ -85,7 +86,11 @@ fn factorised_pairs_equal_the_network_on_concatenated_rows() {
             for j in 0..7 {
                 let row = [q.row(i), q.row(j)].concat();
                 let want = c.net.score_row(&row);
-                assert!((g[i * 7 + j] - want).abs() < 1e-12, "{hidden:?} ({i}, {j}): {} vs {want}", g[i * 7 + j]);
+                assert!(
+                    (g[i * 7 + j] - want).abs() < 1e-12,
+                    "{hidden:?} ({i}, {j}): {} vs {want}",
+                    g[i * 7 + j]
+                );
             }
         }
     }
@@ -96,7 +101,8 @@ fn factorised_pairs_equal_the_network_on_concatenated_rows() {
 /// a = sigmoid(2), b = sigmoid(-1), C = (1 - a)^2 + b^2.
 #[test]
 fn squared_error_by_hand() {
-    let data = Dataset::from_parts(1, vec![0.0; 4], vec![1, 0, 1, 0], vec![0, 4], vec!["1".into()], None).unwrap();
+    let data =
+        Dataset::from_parts(1, vec![0.0; 4], vec![1, 0, 1, 0], vec![0, 4], vec!["1".into()], None).unwrap();
     let q = data.query(0);
     let mut grad = [0.0; 4];
     PairObjective.gradient(q, &[0.0, 0.0, 2.0, -1.0], &mut grad, &mut ());
@@ -170,7 +176,9 @@ fn the_ranking_does_not_depend_on_input_order() {
         model.score(&data, &mut base).unwrap();
         let p = |a: usize, b: usize| c.prefer(q.row(a), q.row(b));
         let has_cycle = (0..12).any(|a| {
-            (0..12).any(|b| (0..12).any(|x| a != b && b != x && a != x && p(a, b) > 0.5 && p(b, x) > 0.5 && p(x, a) > 0.5))
+            (0..12).any(|b| {
+                (0..12).any(|x| a != b && b != x && a != x && p(a, b) > 0.5 && p(b, x) > 0.5 && p(x, a) > 0.5)
+            })
         });
         cyclic += usize::from(has_cycle);
         let mut rng = Rng::new(seed);
@@ -223,15 +231,16 @@ fn incremental_training_learns_a_toy_ranking() {
     let data = toy(40, 15, 11);
     let vali = toy(15, 15, 13);
     let test = toy(20, 15, 12);
-    let measure = ltr_metrics::Criterion::new(ltr_metrics::Metric::Ndcg(10), ltr_metrics::EvalConfig::of(&vali));
+    let measure =
+        ltr_metrics::Criterion::new(ltr_metrics::Metric::Ndcg(10), ltr_metrics::EvalConfig::of(&vali));
     let valid = Validation { data: &vali, measure: &measure };
     let learner = SortNetParams {
         iterations: 6,
         pairs_per_doc: 0.5,
         network: NetworkParams { early_stopping: 0, ..NetworkParams::default() },
     }
-        .validate()
-        .unwrap();
+    .validate()
+    .unwrap();
     let (model, report) = learner.fit_with_report(&data, Some(&valid), &mut Rng::new(1)).unwrap();
     let active = data.queries().filter(|q| ltr_neural::has_two_grades(q.labels)).count();
     assert_eq!(report.pairs[0], active * 8, "ceil(0.5 * 15) pairs per query");
@@ -262,8 +271,8 @@ fn models_are_byte_identical_at_any_thread_count() {
         network: NetworkParams { hidden: 6, batch: 3, early_stopping: 0, ..NetworkParams::default() },
         ..Default::default()
     }
-        .validate()
-        .unwrap();
+    .validate()
+    .unwrap();
     let fit = |threads: usize, seed: u64| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let m = pool.install(|| learner.fit(&data, Some(&valid), &mut Rng::new(seed)).unwrap());
@@ -283,6 +292,7 @@ fn corrupt_models_and_bad_data_are_refused() {
     bad.comparator.net.standardizer.mean.push(0.0);
     assert!(bad.check().unwrap_err().to_string().contains("features"));
     assert!(bad.score_row(data.row(0)).is_nan());
-    let flat = Dataset::from_parts(1, vec![0.0, 1.0], vec![0, 0], vec![0, 2], vec!["1".into()], None).unwrap();
+    let flat =
+        Dataset::from_parts(1, vec![0.0, 1.0], vec![0, 0], vec![0, 2], vec!["1".into()], None).unwrap();
     assert!(matches!(learner.fit(&flat, None, &mut Rng::new(0)), Err(Error::Fit { .. })));
 }
