@@ -167,12 +167,7 @@ impl BoltzObjective {
                     draws.perms.extend(0..m as u32);
                 }
             }
-            position_coefficients(m, self.settings.alpha, &mut kappa);
-            let k = truncation(self.settings.ndcg_truncation, m);
-            for perm in draws.perms[start..].chunks_exact(m) {
-                draws.energy.push(energy(perm, s, &kappa));
-                draws.gain.push(dcg(perm.iter().map(|&d| labels[d as usize]), k) * self.inv_ideal[q]);
-            }
+            record(draws, start, labels, s, self.settings, self.inv_ideal[q], &mut kappa);
         }
     }
 
@@ -193,13 +188,7 @@ impl BoltzObjective {
             let mut kappa = Vec::new();
             for (q, w) in self.offsets.windows(2).enumerate() {
                 let (labels, s) = (&self.labels[w[0]..w[1]], &scores[w[0]..w[1]]);
-                let m = labels.len();
-                position_coefficients(m, self.settings.alpha, &mut kappa);
-                for perm in draws.perms[n * w[0]..n * w[1]].chunks_exact(m) {
-                    draws.energy.push(energy(perm, s, &kappa));
-                    let k = truncation(self.settings.ndcg_truncation, m);
-                    draws.gain.push(dcg(perm.iter().map(|&d| labels[d as usize]), k) * self.inv_ideal[q]);
-                }
+                record(draws, n * w[0], labels, s, self.settings, self.inv_ideal[q], &mut kappa);
             }
         }
         self.drawn = true;
@@ -234,6 +223,26 @@ impl BoltzObjective {
         self.weights(&self.model, q, scores, scratch);
         let gains = &self.model.gain[n * q.index..n * (q.index + 1)];
         scratch.weight.iter().zip(gains).map(|(w, g)| w * g).sum()
+    }
+}
+
+/// Appends the energy under `scores` and the NDCG of each of one query's `N` rankings stored in
+/// `draws.perms` from `from` (`labels` and `scores` the query's, `inv_ideal` its `1 / ideal DCG@k`).
+fn record(
+    draws: &mut Draws,
+    from: usize,
+    labels: &[Grade],
+    scores: &[f64],
+    settings: ObjectiveSettings,
+    inv_ideal: f64,
+    kappa: &mut Vec<f64>,
+) {
+    let m = labels.len();
+    position_coefficients(m, settings.alpha, kappa);
+    let k = truncation(settings.ndcg_truncation, m);
+    for perm in draws.perms[from..from + settings.samples * m].chunks_exact(m) {
+        draws.energy.push(energy(perm, scores, kappa));
+        draws.gain.push(dcg(perm.iter().map(|&d| labels[d as usize]), k) * inv_ideal);
     }
 }
 
