@@ -68,7 +68,7 @@ impl Comparator {
 
     /// Whether the network reads pairs of documents and its parts agree.
     pub fn is_consistent(&self) -> bool {
-        self.net.is_consistent() && self.net.n_features() % 2 == 0
+        self.net.is_consistent() && self.net.n_features().is_multiple_of(2)
     }
 
     /// `g(x_i, x_j)` for every ordered pair of the `m` rows of `rows` (row-major, `d` each)
