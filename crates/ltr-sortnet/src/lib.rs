@@ -241,7 +241,7 @@ fn misordered(
 }
 
 /// The squared error of the comparator's two outputs on each pair of rows of a pair data set
-/// ([`PairSet::rows`]: row `2k` is `[x_w, x_l]`, row `2k + 1` is `[x_l, x_w]`), targets
+/// (`PairSet::rows`: row `2k` is `[x_w, x_l]`, row `2k + 1` is `[x_l, x_w]`), targets
 /// `N_>(x_w, x_l) = 1` and `N_<(x_w, x_l) = 0`:
 /// `C = sum_k (1 - sigmoid(g_2k))^2 + sigmoid(g_2k+1)^2`, with `g` the network's outputs.
 #[derive(Debug, Clone, Copy, Default)]
