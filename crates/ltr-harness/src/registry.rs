@@ -221,6 +221,8 @@ registry! {
     NdcgBoost => "ndcgboost", ltr_ndcgboost::NdcgBoostParams, ltr_ndcgboost::INFO;
     SoftRank => "softrank", ltr_softrank::SoftRankParams, ltr_softrank::INFO;
     BayesRank => "bayesrank", ltr_bayesrank::BayesRankParams, ltr_bayesrank::INFO;
+    BoltzRank => "boltzrank", ltr_boltzrank::BoltzRankParams, ltr_boltzrank::INFO;
+    SortNet => "sortnet", ltr_sortnet::SortNetParams, ltr_sortnet::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

@@ -30,7 +30,7 @@ pub use net::{Activation, NetScratch, Network};
 pub use optim::{Optimizer, OptimizerKind};
 pub use settings::{NetworkDefaults, NetworkParams};
 pub use standardize::Standardizer;
-pub use train::{QueryObjective, TrainReport, has_two_grades, total_cost, total_gradient, train};
+pub use train::{QueryObjective, TrainReport, has_two_grades, total_cost, total_gradient, train, train_from};
 
 /// The worst relative error between [`total_gradient`] and central finite differences of
 /// [`total_cost`] over every parameter of `model` (step `eps`; the relative error of a pair

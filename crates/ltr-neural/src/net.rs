@@ -22,8 +22,10 @@ pub enum Activation {
 }
 
 impl Activation {
+    /// The activation of a pre-activation `z`, as the forward pass computes it (for
+    /// algorithms that evaluate a layer in a factorised form and must match it bit for bit).
     #[inline]
-    fn apply(self, z: f64) -> f64 {
+    pub fn apply(self, z: f64) -> f64 {
         match self {
             Self::Tanh => tanh(z),
             Self::Relu => z.max(0.0),

@@ -93,6 +93,23 @@ pub fn train<O: QueryObjective, D>(
     objective: &mut O,
     rng: &mut Rng,
 ) -> Result<(NeuralModel, TrainReport)> {
+    train_from(algorithm, data, valid, settings, objective, rng, None)
+}
+
+/// [`train`], starting from `start` when given: its standardisation and network are kept (no
+/// standardisation is fitted and no weights are drawn; the settings' `hidden`, `layers` and
+/// `activation` must describe its network) and the optimiser starts afresh. For algorithms
+/// that train one network in several rounds on a changing training set, or that standardise
+/// their inputs themselves. With `start = None` it is [`train`].
+pub fn train_from<O: QueryObjective, D>(
+    algorithm: &'static str,
+    data: &Dataset,
+    valid: Option<&Validation<'_>>,
+    settings: &NetworkParams<D>,
+    objective: &mut O,
+    rng: &mut Rng,
+    start: Option<&NeuralModel>,
+) -> Result<(NeuralModel, TrainReport)> {
     let d = data.n_features();
     let hidden = settings.hidden_sizes();
     let mut sizes = vec![d];
@@ -112,7 +129,21 @@ pub fn train<O: QueryObjective, D>(
     {
         return Err(Error::FeatureCount { expected: d, found: v.data.n_features() });
     }
-    let standardizer = Standardizer::fit(data, algorithm)?;
+    if let Some(m) = start
+        && (m.network.sizes != sizes || m.network.activation != settings.activation || !m.is_consistent())
+    {
+        return Err(Error::fit(
+            algorithm,
+            format!(
+                "the starting network has layer sizes {:?}, the settings ask for {sizes:?}",
+                m.network.sizes
+            ),
+        ));
+    }
+    let standardizer = match start {
+        Some(m) => m.standardizer.clone(),
+        None => Standardizer::fit(data, algorithm)?,
+    };
     let active: Vec<usize> = data.queries().filter(|q| objective.is_active(*q)).map(|q| q.index).collect();
     if active.is_empty() {
         return Err(Error::fit(algorithm, "no training query has documents of two different grades"));
@@ -122,7 +153,10 @@ pub fn train<O: QueryObjective, D>(
     let mut init_rng = rng.child("init");
     let mut order_rng = rng.child("order");
     let mut objective_rng = rng.child("objective");
-    let mut net = Network::init(d, &hidden, settings.activation, &mut init_rng);
+    let mut net = match start {
+        Some(m) => m.network.clone(),
+        None => Network::init(d, &hidden, settings.activation, &mut init_rng),
+    };
     let mut optimizer =
         Optimizer::new(settings.optimizer, settings.learning_rate, settings.momentum, net.params.len());
 

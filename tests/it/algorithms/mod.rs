@@ -67,6 +67,8 @@ algorithms! {
     ndcgboost => "ndcgboost",
     softrank => "softrank",
     bayesrank => "bayesrank",
+    boltzrank => "boltzrank",
+    sortnet => "sortnet",
 }
 
 /// How far a committed report's number may be from the protocol's.
