@@ -153,10 +153,13 @@ pub fn run_specs(corpus: &Corpus, seed: u64, cases: u64) -> Stats {
 
 /// Model-file case number `i`: the input, and whether it parsed (`Err`: a failure, said how).
 pub fn model_case(corpus: &Corpus, seed: u64, i: u64) -> (Vec<u8>, std::result::Result<bool, String>) {
-    let mut rng = Rng::new(ltr_core::derive_seed(seed, &["model", &i.to_string()]));
-    let Some((_, base)) = corpus.models.get((i % corpus.models.len().max(1) as u64) as usize) else {
+    let n = corpus.models.len().max(1) as u64;
+    let Some((id, base)) = corpus.models.get((i % n) as usize) else {
         return (Vec::new(), Ok(false));
     };
+    // Named by the algorithm and its own case number, so that registering another algorithm
+    // changes no other algorithm's cases.
+    let mut rng = Rng::new(ltr_core::derive_seed(seed, &["model", id, &(i / n).to_string()]));
     let mut tree = base.clone();
     for _ in 0..1 + rng.index(4) {
         edit_json(&mut tree, corpus, &mut rng);
