@@ -159,7 +159,7 @@ pub(crate) fn up_down(sig: &Sigmoids, w: &[f64], h: &[bool]) -> (f64, f64) {
 /// objective training maximises; `None` when the query has no positive gain.
 pub fn relaxed_expected_ndcg(gains: &[f64], scores: &[f64]) -> Option<f64> {
     let ideal = ideal_dcg(gains);
-    if !(ideal > 0.0) || gains.len() != scores.len() {
+    if ideal.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || gains.len() != scores.len() {
         return None;
     }
     let mut sig = Sigmoids::default();
@@ -220,7 +220,7 @@ pub fn exact_expected_ndcg(gains: &[f64], scores: &[f64]) -> Result<Option<f64>>
     }
     let ideal = ideal_dcg(gains);
     let marginals = rank_marginals(scores)?;
-    if !(ideal > 0.0) {
+    if ideal.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return Ok(None);
     }
     let dcg: f64 = gains
