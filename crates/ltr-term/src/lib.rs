@@ -144,7 +144,7 @@ const LOG_EVERY: Duration = Duration::from_secs(30);
 
 /// Progress of `ltr run`. On a terminal: a bar of the cells with the time left, and the
 /// longest-running fit's rounds, epochs or iterations. Without one: a log line on a fit that
-/// runs longer than [`LOG_EVERY`], at most every [`LOG_EVERY`] (the runner itself logs a line
+/// runs longer than `LOG_EVERY` (30 s), at most every `LOG_EVERY` (30 s) (the runner itself logs a line
 /// per cell with the time so far and left).
 #[derive(Debug)]
 pub struct RunBar {
@@ -255,7 +255,7 @@ fn countdown(e: Estimate, since: Duration) -> Option<Estimate> {
 }
 
 /// Runs the fit `f` (`ltr train`) showing its progress: its rounds, epochs or iterations on
-/// a line of its own on a terminal, a log line every [`LOG_EVERY`] without one.
+/// a line of its own on a terminal, a log line every `LOG_EVERY` (30 s) without one.
 pub fn one_fit<R>(name: &str, f: impl FnOnce() -> R) -> R {
     let fits = Arc::new(Fits::new());
     let bar = fits.terminal.then(|| {
