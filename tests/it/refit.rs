@@ -100,3 +100,52 @@ fn ltr_train_refits_a_stored_cell_byte_for_byte_by_its_key_and_by_the_plain_form
     let both = env.ltr(&["train", "crr", "--train", "t.txt", "--cell", "ab", "--model", "x.json"], None);
     assert_eq!(both.status.code(), Some(2), "{}", String::from_utf8_lossy(&both.stderr));
 }
+
+/// SSRankBoost hides grades drawn from the training split's seed, which the run derives from
+/// its master seed and the fold's files: `--cell` sets it, the plain form states it with
+/// `--split-seed`, and both give the stored model byte for byte. A spec that sets convention
+/// parts has cells whose plain form would be selected otherwise, so `ltr cells` gives none
+/// and `--cell` still refits them exactly.
+#[test]
+fn the_training_splits_seed_and_the_convention_parts_are_refitted_too() {
+    let env = Env::new();
+    let spec = env.spec(
+        "split",
+        "name = \"split\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nfolds = [3]\nseed = 5\n\
+         eval = { ties = \"expected\" }\n\n[[algorithms]]\nid = \"ssrankboost\"\nparams = { rounds = 20 }\n\n\
+         [[algorithms]]\nid = \"ssrankboost\"\nlabel = \"plain\"\nparams = { rounds = 20 }\n",
+    );
+    ok(&env.ltr(&["run", spec.to_str().unwrap(), "--results", "results"], Some(2)), "run");
+    let listed = ok(&env.ltr(&["cells", "results", "--format", "json"], None), "cells");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&listed).unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert!(r["train"].is_null(), "no plain form under convention parts: {r}");
+        let key = r["key"].as_str().unwrap();
+        let stored = std::fs::read(env.path(r["model"].as_str().unwrap())).unwrap();
+        ok(&env.ltr(&["train", "--cell", key, "--results", "results", "--model", "m.json"], None), "--cell");
+        assert!(std::fs::read(env.path("m.json")).unwrap() == stored, "--cell gives another model");
+    }
+
+    let plain = env.spec(
+        "plain",
+        "name = \"plain\"\ncollection = \"letor3\"\ndatasets = [\"OHSUMED\"]\nfolds = [3]\nseed = 5\n\n\
+         [[algorithms]]\nid = \"ssrankboost\"\nparams = { rounds = 20 }\n",
+    );
+    ok(&env.ltr(&["run", plain.to_str().unwrap(), "--results", "r2"], Some(2)), "run");
+    let listed = ok(&env.ltr(&["cells", "r2", "--format", "json"], None), "cells");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&listed).unwrap();
+    let command = rows[0]["train"].as_str().unwrap();
+    assert!(command.contains("--split-seed "), "{command}");
+    let stored = std::fs::read(env.path(rows[0]["model"].as_str().unwrap())).unwrap();
+    let mut args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    args.extend(["--model", "p.json"]);
+    ok(&env.ltr(&args, None), command);
+    assert!(std::fs::read(env.path("p.json")).unwrap() == stored, "the plain form gives another model");
+    // Without the split seed, the hidden grades are drawn from --seed: another model.
+    let at = args.iter().position(|w| *w == "--split-seed").unwrap();
+    args.drain(at..at + 2);
+    *args.last_mut().unwrap() = "q.json";
+    ok(&env.ltr(&args, None), "without --split-seed");
+    assert!(std::fs::read(env.path("q.json")).unwrap() != stored, "the split seed decides the hidden grades");
+}

@@ -86,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         for key in keys {
             match store.check(&key) {
                 CellCheck::Sound(record) if wanted(&args, &record) => {
-                    rows.push(row(&store, &record, datasets))
+                    rows.push(row(&store, &record, datasets, run.as_ref().map_or(0, |r| r.seed)))
                 }
                 CellCheck::Sound(_) => {}
                 CellCheck::Missing => {
@@ -126,7 +126,7 @@ fn wanted(args: &Args, r: &CellRecord) -> bool {
         && args.fold.is_none_or(|f| f == r.fold)
 }
 
-fn row(store: &ResultStore, r: &CellRecord, datasets: &[DatasetStatus]) -> Row {
+fn row(store: &ResultStore, r: &CellRecord, datasets: &[DatasetStatus], master_seed: u64) -> Row {
     let chosen = r.grid.get(r.chosen);
     let params = chosen.map(|g| g.config.params_json()).unwrap_or_default();
     let points: Vec<serde_json::Value> = r.grid.iter().map(|g| g.config.params_json()).collect();
@@ -150,7 +150,7 @@ fn row(store: &ResultStore, r: &CellRecord, datasets: &[DatasetStatus]) -> Row {
         model: path(store.model_path(&r.key)),
         scores: path(store.scores_path(&r.key)),
         seed: super::train::model_seed(&store.model_path(&r.key)).ok(),
-        train: super::train::cell_fit(store, r, datasets)
+        train: super::train::cell_fit(store, r, datasets, master_seed)
             .ok()
             .and_then(|job| super::train::plain_command(&job).ok()),
     }

@@ -19,7 +19,7 @@ use ltr_harness::ModelFile;
 use ltr_harness::feature_scale::{scale_free, unnormalised_warning};
 use ltr_harness::protocol;
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
-use ltr_metrics::{Convention, Criterion, EvalConfig, Metric};
+use ltr_metrics::{Convention, ConventionParts, Criterion, EvalConfig, Metric};
 use ltr_runner::store::{CellCheck, CellRecord, ResultStore};
 
 use crate::cmd::predict::{read_of_width, refuse_overwriting_inputs};
@@ -62,6 +62,12 @@ pub struct Args {
     /// below).
     #[arg(long, default_value_t = 42, conflicts_with = "cell")]
     seed: u64,
+    /// The training split's seed: what a learner must draw the same on every grid point of a
+    /// fold comes from it (the grades SSRankBoost hides; no other learner reads it). A run
+    /// derives it from the master seed and the fold's files; without it such a learner draws
+    /// from --seed.
+    #[arg(long, conflicts_with = "cell")]
+    split_seed: Option<u64>,
     /// Validation metric (default: the algorithm's, as in the experiment specs).
     #[arg(long, conflicts_with = "cell")]
     metric: Option<Metric>,
@@ -117,10 +123,14 @@ pub(crate) struct Job {
     /// The sha256 the training and validation files must have (a stored cell's).
     sha256: Option<(String, String)>,
     convention: Option<Convention>,
+    /// Parts of the convention a stored cell was selected under, beyond its preset.
+    parts: ConventionParts,
     metric: Metric,
     normalize: Normalization,
     /// The seed of the fit, used as it is.
     pub(crate) seed: u64,
+    /// The training split's seed ([`ltr_core::Dataset::split_seed`]).
+    split_seed: Option<u64>,
 }
 
 /// Runs `ltr train`.
@@ -181,6 +191,8 @@ fn plain_job(args: &Args) -> anyhow::Result<Job> {
         metric: args.metric.unwrap_or_else(|| default_validation_metric(algorithm)),
         normalize: args.normalize,
         seed: args.seed,
+        split_seed: args.split_seed,
+        parts: ConventionParts::default(),
     })
 }
 
@@ -232,7 +244,8 @@ fn fit(job: &Job) -> anyhow::Result<ModelFile> {
         log::info!("features normalised: {} ({})", job.normalize, job.normalize.describe());
         (normalizer.apply(&train)?, vali.map(|v| normalizer.apply(&v)).transpose()?)
     };
-    let criterion = Criterion::new(job.metric, EvalConfig::of(&train));
+    let train = train.with_split_seed(job.split_seed);
+    let criterion = Criterion::new(job.metric, EvalConfig::of(&train).with_parts(&job.parts));
     let valid = vali.as_ref().map(|data| Validation { data, measure: &criterion });
     let t = Instant::now();
     let model = crate::progress::one_fit(config.id(), || {
@@ -284,7 +297,8 @@ fn cell_job(results: &Path, key: &str) -> anyhow::Result<(Job, Cell)> {
     let run: RunFile = store
         .load_json("run.json")
         .with_context(|| format!("{}: the run's datasets and seed", store.root().display()))?;
-    let job = cell_fit(&store, &record, &run.datasets).with_context(|| format!("cell {key} ({name})"))?;
+    let job =
+        cell_fit(&store, &record, &run.datasets, run.seed).with_context(|| format!("cell {key} ({name})"))?;
     let (dataset, fold) = cell_data(&record, &run.datasets)?;
     let derived = protocol::point_seed(run.seed, dataset, fold.fold, &record.label, &job.config)?;
     if derived != job.seed {
@@ -307,6 +321,7 @@ pub(crate) fn cell_fit(
     store: &ResultStore,
     record: &CellRecord,
     datasets: &[DatasetStatus],
+    master_seed: u64,
 ) -> anyhow::Result<Job> {
     let (dataset, fold) = cell_data(record, datasets)?;
     let config = record
@@ -328,9 +343,11 @@ pub(crate) fn cell_fit(
         allow_width_mismatch: false,
         sha256: Some((fold.train.sha256.clone(), fold.vali.sha256.clone())),
         convention: Some(record.eval.convention),
+        parts: record.eval.departures(),
         metric: record.validation.metric,
         normalize: record.normalizer.method(),
         seed,
+        split_seed: Some(protocol::training_split_seed(master_seed, dataset, fold.fold)?),
     })
 }
 
@@ -409,6 +426,12 @@ pub(crate) fn plain_command(job: &Job) -> Result<String, String> {
     if !job.read.format.is_letor() {
         return Err(format!("{train} is not in the LETOR line form, which only --cell reads"));
     }
+    if !job.parts.is_empty() {
+        return Err(format!(
+            "the cell was selected under {}, which only --cell applies",
+            job.parts.describe()
+        ));
+    }
     let id = job.config.id();
     let mut words = vec!["ltr".to_owned(), "train".to_owned(), id.to_owned()];
     let mut flag = |f: &str, v: &str| words.extend([f.to_owned(), shell_word(v)]);
@@ -429,6 +452,9 @@ pub(crate) fn plain_command(job: &Job) -> Result<String, String> {
         }
     }
     flag("--seed", &job.seed.to_string());
+    if let Some(s) = job.split_seed {
+        flag("--split-seed", &s.to_string());
+    }
     flag("--metric", &job.metric.to_string());
     if let Some(c) = job.convention {
         flag("--convention", &c.to_string());
