@@ -1,4 +1,4 @@
-use ltr_core::{DatasetBuilder, Error, Grade};
+use ltr_core::{Error, Grade};
 use ltr_neural::{Activation, Network, QueryObjective};
 
 use super::*;
@@ -59,17 +59,7 @@ fn one_query(labels: &[Grade]) -> Dataset {
 
 /// Queries of 3 features; grades from the first two features plus noise.
 fn toy(queries: usize, per_query: usize, seed: u64) -> Dataset {
-    let mut b = DatasetBuilder::new(3);
-    let mut r = Rng::new(seed);
-    for q in 0..queries {
-        b.start_query(&q.to_string());
-        for _ in 0..per_query {
-            let x = [r.uniform() as f32, r.uniform() as f32, r.uniform() as f32];
-            let y = (2.0 * x[0] + x[1] * x[1] + 0.3 * r.uniform() as f32) as u8;
-            b.push_doc(y.min(2), &x, None).unwrap();
-        }
-    }
-    b.finish().unwrap()
+    ltr_testkit::nonlinear_toy(queries, per_query, seed)
 }
 
 /// m = 3, alpha = 1, pi = (0, 1, 2): E = 2/6 [1 (s1 - s0) + 2 (s2 - s0) + 1 (s2 - s1)]

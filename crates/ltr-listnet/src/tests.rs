@@ -1,21 +1,11 @@
-use ltr_core::{DatasetBuilder, Error, Ranker};
+use ltr_core::{Error, Ranker};
 use ltr_neural::{Activation, Network, OptimizerKind, Standardizer};
 
 use super::*;
 
 /// Queries of 3 features; grades from the first two features plus noise.
 fn toy(queries: usize, per_query: usize, seed: u64) -> Dataset {
-    let mut b = DatasetBuilder::new(3);
-    let mut r = Rng::new(seed);
-    for q in 0..queries {
-        b.start_query(&q.to_string());
-        for _ in 0..per_query {
-            let x = [r.uniform() as f32, r.uniform() as f32, r.uniform() as f32];
-            let y = (2.0 * x[0] + x[1] * x[1] + 0.3 * r.uniform() as f32) as u8;
-            b.push_doc(y.min(2), &x, None).unwrap();
-        }
-    }
-    b.finish().unwrap()
+    ltr_testkit::nonlinear_toy(queries, per_query, seed)
 }
 
 fn random_model(data: &Dataset, hidden: &[usize], act: Activation, seed: u64) -> NeuralModel {

@@ -1,4 +1,4 @@
-use ltr_core::{DatasetBuilder, Rng};
+use ltr_core::Rng;
 use ltr_neural::Activation;
 use proptest::prelude::{ProptestConfig, prop_assert, prop_assert_eq, proptest};
 
@@ -6,17 +6,7 @@ use super::*;
 
 /// Queries of 3 features; grades from the first two features plus noise.
 fn toy(queries: usize, per_query: usize, seed: u64) -> Dataset {
-    let mut b = DatasetBuilder::new(3);
-    let mut r = Rng::new(seed);
-    for q in 0..queries {
-        b.start_query(&q.to_string());
-        for _ in 0..per_query {
-            let x = [r.uniform() as f32, r.uniform() as f32, r.uniform() as f32];
-            let y = (2.0 * x[0] + x[1] * x[1] + 0.3 * r.uniform() as f32) as u8;
-            b.push_doc(y.min(2), &x, None).unwrap();
-        }
-    }
-    b.finish().unwrap()
+    ltr_testkit::nonlinear_toy(queries, per_query, seed)
 }
 
 /// A comparator of `d` features with random weights (and a random standardisation).

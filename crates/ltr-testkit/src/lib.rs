@@ -68,3 +68,24 @@ pub fn random_graded_dataset(
     }
     b.finish().expect("valid test dataset")
 }
+
+/// A small nonlinear ranking task for the network learners' tests: `queries` queries of
+/// `per_query` documents with 3 features uniform in `[0, 1)` and grade
+/// `min(2, floor(2 x0 + x1^2 + 0.3 u))` (`u` uniform noise), so a hidden layer helps. The same
+/// arguments give the same dataset.
+///
+/// # Panics
+/// Never for valid sizes (a mistake in the test otherwise).
+pub fn nonlinear_toy(queries: usize, per_query: usize, seed: u64) -> Dataset {
+    let mut b = DatasetBuilder::new(3);
+    let mut r = Rng::new(seed);
+    for q in 0..queries {
+        b.start_query(&q.to_string());
+        for _ in 0..per_query {
+            let x = [r.uniform() as f32, r.uniform() as f32, r.uniform() as f32];
+            let y = (2.0 * x[0] + x[1] * x[1] + 0.3 * r.uniform() as f32) as u8;
+            b.push_doc(y.min(2), &x, None).expect("valid test row");
+        }
+    }
+    b.finish().expect("valid test dataset")
+}
