@@ -129,7 +129,7 @@ impl Metric {
                         sum += count as f64 / (pos + 1) as f64;
                     }
                 }
-                if count == 0 { undefined_fill(cfg) } else { sum / count as f64 }
+                if count == 0 { cfg.undefined_value() } else { sum / count as f64 }
             }
             _ => {
                 let c = self.config(cfg);
@@ -171,10 +171,6 @@ impl Metric {
     }
 }
 
-fn undefined_fill(cfg: &EvalConfig) -> f64 {
-    cfg.undefined_value()
-}
-
 /// NDCG@k of labels in ranked order.
 fn ndcg_ranked(ranked: &[Grade], k: usize, cfg: &EvalConfig, ideal: &mut Vec<Grade>) -> f64 {
     let n = ranked.len();
@@ -193,7 +189,7 @@ fn ndcg_ranked(ranked: &[Grade], k: usize, cfg: &EvalConfig, ideal: &mut Vec<Gra
         dcg += cfg.dcg_term(ranked[r], r + 1);
         idcg += cfg.dcg_term(ideal[r], r + 1);
     }
-    if idcg == 0.0 { undefined_fill(cfg) } else { dcg / idcg }
+    if idcg == 0.0 { cfg.undefined_value() } else { dcg / idcg }
 }
 
 /// Reusable buffers for [`Metric::query_value`].
