@@ -11,10 +11,8 @@
 
 pub mod risk;
 
-use ltr_core::{
-    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
-};
-use ltr_neural::{NetworkDefaults, NetworkParams, NeuralModel, TrainReport, settings};
+use ltr_core::{AlgorithmInfo, Dataset, Family, LossType, ParamInfo, Params, Result};
+use ltr_neural::{NetworkDefaults, NetworkParams, settings};
 use ltr_softrank::{ExpectedDcg, ExpectedNdcgObjective};
 use serde::{Deserialize, Serialize};
 
@@ -87,26 +85,7 @@ pub struct BayesRank {
     settings: NetworkParams<BayesRankDefaults>,
 }
 
-impl BayesRank {
-    /// Fits and also reports what training did.
-    pub fn fit_with_report(
-        &self,
-        train: &Dataset,
-        valid: Option<&Validation<'_>>,
-        rng: &mut Rng,
-    ) -> Result<(NeuralModel, TrainReport)> {
-        let mut objective = bayes_risk_objective(train, self.top_k);
-        ltr_neural::train(INFO.id, train, valid, &self.settings, &mut objective, rng)
-    }
-}
-
-impl Learner for BayesRank {
-    type Model = NeuralModel;
-
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<NeuralModel> {
-        self.fit_with_report(train, valid, rng).map(|(m, _)| m)
-    }
-}
+ltr_neural::network_learner!(BayesRank, INFO, |this, train| bayes_risk_objective(train, this.top_k));
 
 /// BayesRank's cost of one query: the Bayes risk `1 - E[DCG@k] / IDCG@k` under the
 /// Plackett-Luce model of the scores (the expected-NDCG cost SoftRank's crate implements once

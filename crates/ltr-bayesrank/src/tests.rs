@@ -1,5 +1,5 @@
-use ltr_core::{Error, Ranker};
-use ltr_neural::{Activation, Network, QueryObjective, Standardizer};
+use ltr_core::{Error, Learner, Ranker, Rng, Validation};
+use ltr_neural::{Activation, Network, NeuralModel, QueryObjective, Standardizer};
 
 use super::*;
 

@@ -15,11 +15,8 @@
 //! ground truth). See the README for every default.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-use ltr_core::{
-    AlgorithmInfo, Dataset, Family, Grade, Learner, LossType, ParamInfo, Params, QueryView, Result, Rng,
-    Validation,
-};
-use ltr_neural::{NetworkDefaults, NetworkParams, NeuralModel, QueryObjective, TrainReport, settings};
+use ltr_core::{AlgorithmInfo, Dataset, Family, Grade, LossType, ParamInfo, Params, QueryView, Result, Rng};
+use ltr_neural::{NetworkDefaults, NetworkParams, QueryObjective, settings};
 use serde::{Deserialize, Serialize};
 
 /// Metadata of ListNet.
@@ -140,40 +137,6 @@ impl Params for ListMleParams {
     }
 }
 
-/// `fit_with_report` and [`Learner`] for a validated listwise learner (a type with a field
-/// `settings: NetworkParams<_>`): the network loop of `ltr-neural` with the objective the
-/// closure-like last argument builds from the learner and the training set.
-macro_rules! listwise_learner {
-    ($learner:ty, $info:expr, |$this:ident, $train:ident| $objective:expr) => {
-        impl $learner {
-            /// Fits and also reports what training did.
-            pub fn fit_with_report(
-                &self,
-                train: &Dataset,
-                valid: Option<&Validation<'_>>,
-                rng: &mut Rng,
-            ) -> Result<(NeuralModel, TrainReport)> {
-                let ($this, $train) = (self, train);
-                let mut objective = $objective;
-                ltr_neural::train($info.id, train, valid, &self.settings, &mut objective, rng)
-            }
-        }
-
-        impl Learner for $learner {
-            type Model = NeuralModel;
-
-            fn fit(
-                &self,
-                train: &Dataset,
-                valid: Option<&Validation<'_>>,
-                rng: &mut Rng,
-            ) -> Result<NeuralModel> {
-                self.fit_with_report(train, valid, rng).map(|(m, _)| m)
-            }
-        }
-    };
-}
-
 /// Validated ListNet settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListNet {
@@ -181,7 +144,10 @@ pub struct ListNet {
     settings: NetworkParams<ListNetDefaults>,
 }
 
-listwise_learner!(ListNet, INFO_LISTNET, |this, train| ListNetObjective::new(train, this.transform));
+ltr_neural::network_learner!(ListNet, INFO_LISTNET, |this, train| ListNetObjective::new(
+    train,
+    this.transform
+));
 
 /// Validated ListMLE settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,7 +155,7 @@ pub struct ListMle {
     settings: NetworkParams<ListNetDefaults>,
 }
 
-listwise_learner!(ListMle, INFO_LISTMLE, |_this, train| ListMleObjective::new(train));
+ltr_neural::network_learner!(ListMle, INFO_LISTMLE, |_this, train| ListMleObjective::new(train));
 
 /// The largest value of a slice (`-inf` for an empty one).
 fn max_of(v: &[f64]) -> f64 {

@@ -1,5 +1,5 @@
-use ltr_core::{Error, Ranker};
-use ltr_neural::{Activation, Network, OptimizerKind, Standardizer};
+use ltr_core::{Error, Learner, Ranker, Validation};
+use ltr_neural::{Activation, Network, NeuralModel, OptimizerKind, Standardizer};
 
 use super::*;
 

@@ -60,3 +60,44 @@ pub fn gradient_check<O: QueryObjective>(
     }
     Ok(worst)
 }
+
+/// The core types [`network_learner!`] names, reachable through `$crate` so that a learner crate
+/// needs no imports for the macro.
+#[doc(hidden)]
+pub use ltr_core as __core;
+
+/// `fit_with_report` and `ltr_core::Learner` for a validated network learner (a type with a
+/// field `settings: NetworkParams<_>`): [`train`] with the objective that the closure-like last
+/// argument builds from the learner and the training set. One definition, so every listwise
+/// learner trains through the same loop with the same report.
+#[macro_export]
+macro_rules! network_learner {
+    ($learner:ty, $info:expr, |$this:ident, $train:ident| $objective:expr) => {
+        impl $learner {
+            /// Fits and also reports what training did.
+            pub fn fit_with_report(
+                &self,
+                train: &$crate::__core::Dataset,
+                valid: Option<&$crate::__core::Validation<'_>>,
+                rng: &mut $crate::__core::Rng,
+            ) -> $crate::__core::Result<($crate::NeuralModel, $crate::TrainReport)> {
+                let ($this, $train) = (self, train);
+                let mut objective = $objective;
+                $crate::train($info.id, train, valid, &self.settings, &mut objective, rng)
+            }
+        }
+
+        impl $crate::__core::Learner for $learner {
+            type Model = $crate::NeuralModel;
+
+            fn fit(
+                &self,
+                train: &$crate::__core::Dataset,
+                valid: Option<&$crate::__core::Validation<'_>>,
+                rng: &mut $crate::__core::Rng,
+            ) -> $crate::__core::Result<$crate::NeuralModel> {
+                self.fit_with_report(train, valid, rng).map(|(m, _)| m)
+            }
+        }
+    };
+}

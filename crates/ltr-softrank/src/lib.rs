@@ -13,10 +13,8 @@
 pub mod objective;
 pub mod rank;
 
-use ltr_core::{
-    AlgorithmInfo, Dataset, Family, Learner, LossType, ParamInfo, Params, Result, Rng, Validation,
-};
-use ltr_neural::{NetworkDefaults, NetworkParams, NeuralModel, TrainReport, settings};
+use ltr_core::{AlgorithmInfo, Dataset, Family, LossType, ParamInfo, Params, Result};
+use ltr_neural::{NetworkDefaults, NetworkParams, settings};
 use serde::{Deserialize, Serialize};
 
 pub use objective::{ExpectedDcg, ExpectedNdcgObjective};
@@ -98,26 +96,11 @@ pub struct SoftRank {
     settings: NetworkParams<SoftRankDefaults>,
 }
 
-impl SoftRank {
-    /// Fits and also reports what training did.
-    pub fn fit_with_report(
-        &self,
-        train: &Dataset,
-        valid: Option<&Validation<'_>>,
-        rng: &mut Rng,
-    ) -> Result<(NeuralModel, TrainReport)> {
-        let mut objective = SoftRankObjective::new(train, self.variance, self.truncation);
-        ltr_neural::train(INFO.id, train, valid, &self.settings, &mut objective, rng)
-    }
-}
-
-impl Learner for SoftRank {
-    type Model = NeuralModel;
-
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, rng: &mut Rng) -> Result<NeuralModel> {
-        self.fit_with_report(train, valid, rng).map(|(m, _)| m)
-    }
-}
+ltr_neural::network_learner!(SoftRank, INFO, |this, train| SoftRankObjective::new(
+    train,
+    this.variance,
+    this.truncation
+));
 
 /// SoftRank's cost of one query: `C = 1 - SoftNDCG@k`, the soft DCG divided by the ideal
 /// DCG@k of the query's grades.
