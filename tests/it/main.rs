@@ -13,6 +13,7 @@ mod cli_run;
 mod cluster;
 mod common;
 mod compare;
+mod cross_dataset;
 mod data;
 mod eval_golden;
 mod explain;

@@ -62,6 +62,12 @@ pub struct ReportJson<'a> {
     /// Significance tests against the baseline (and all pairs when asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub significance: Option<&'a crate::Significance>,
+    /// Per dataset: wins, ties and losses against the baseline by query difficulty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strata: Option<&'a crate::strata::Strata>,
+    /// The summary across datasets (a report over two or more).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_dataset: Option<&'a crate::summary::Summary>,
 }
 
 /// A dataset of the run.
@@ -263,6 +269,8 @@ pub(crate) fn document<'a>(
         failed: &input.run.failed,
         missing: &input.missing,
         significance: None,
+        strata: None,
+        cross_dataset: None,
     }
 }
 

@@ -8,6 +8,10 @@
 //!   over folds, aggregated with polars from the one per-query frame
 //!   ([`aggregate::query_frame`], also written as `<name>/per_query.csv`) and rendered with
 //!   tabled, with significance marks and three SVG plots ([`plot`]);
+//! * per dataset, the wins, ties and losses of each algorithm against the baseline by query
+//!   difficulty ([`strata`]), also as columns of the per-query frame;
+//! * for a report over two or more datasets, the summary across them ([`summary`]): mean
+//!   rank with a bootstrap interval, significant wins and the winning number;
 //! * the published reference numbers beside ours, with the difference;
 //! * unavailable datasets, named with the reason, and datasets left out of the run;
 //! * never a mean over fewer folds than expected without saying so: a report whose cells are
@@ -29,6 +33,8 @@ pub mod plot;
 pub mod published;
 mod render;
 pub mod significance;
+pub mod strata;
+pub mod summary;
 mod values;
 
 use std::collections::BTreeMap;
@@ -155,6 +161,9 @@ pub struct ReportInput {
     /// The most important features of the algorithms in [`TOP_FEATURE_ALGORITHMS`], per
     /// dataset ([`ReportInput::from_store`] reads them from the stored models).
     pub top_features: Vec<TopFeatureRow>,
+    /// The ideal DCG of every test query ([`strata::read_ideal_dcgs`]; empty: no ideal-DCG
+    /// strata).
+    pub ideal_dcgs: strata::IdealDcgs,
 }
 
 /// The algorithms whose most important features the report lists: one tree ensemble and one
@@ -287,6 +296,7 @@ impl ReportInput {
             }
         }
         let top_features = top_feature_rows(store, &cells)?;
+        let ideal_dcgs = strata::read_ideal_dcgs(&run, &cells);
         Ok(Self {
             spec,
             run,
@@ -301,6 +311,7 @@ impl ReportInput {
             code_version,
             written_by: "ltr report".to_owned(),
             top_features,
+            ideal_dcgs,
         })
     }
 
@@ -357,9 +368,15 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
     let folds = aggregate::fold_rows(&per_query)?;
     let aggs = aggregate::aggregate(&folds)?;
     let significance = significance::from_query_frame(&per_query, sig)?;
-    let markdown = render::markdown(input, &aggs, &folds, Some(&significance));
+    let cells = ordered_cells(input);
+    let strata = strata::strata(&cells, &input.ideal_dcgs, &significance.baselines);
+    let summary = summary::summary(&cells, &aggs, sig, summary::RESAMPLES);
+    let markdown =
+        render::markdown(input, &aggs, &folds, Some(&significance), Some(&strata), summary.as_ref());
     let mut doc = json::document(input, &aggs, &folds);
     doc.significance = Some(&significance);
+    doc.strata = Some(&strata);
+    doc.cross_dataset = summary.as_ref();
     let json = json::to_text(&doc)?;
     let family: Vec<String> =
         aggs.iter().map(|a| algorithm_info(input, &a.algorithm).family.to_string()).collect();
@@ -376,6 +393,7 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
         .collect();
     let csv = aggregate::to_csv(&aggs, &[("family", family), ("convention", conventions)])?;
     let plots = plot::report_plots(input, &per_query, &folds)?;
+    let per_query = per_query::with_strata(per_query, &strata.columns)?;
     Ok(Report { markdown, json, csv, per_query, plots })
 }
 
@@ -514,7 +532,7 @@ mod tests {
     use super::*;
 
     /// A cell of two queries evaluated for real, so its summary and per-query rows agree.
-    fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
+    pub(crate) fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
         let cfg = EvalConfig::official(Convention::Letor3);
         let qids = vec!["q1".to_string(), "q2".to_string()];
         let eval = ltr_metrics::evaluate(&qids, &[2, 0, 1, 0, 1], &[0, 3, 5], None, scores, &cfg).unwrap();
@@ -619,6 +637,7 @@ mod tests {
             code_version: "v".into(),
             written_by: "ltr report".into(),
             top_features: Vec::new(),
+            ideal_dcgs: Default::default(),
         }
     }
 

@@ -49,6 +49,36 @@ pub fn to_parquet(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
     Ok(writer.into_inner())
 }
 
+/// The frame with the strata columns appended ([`crate::strata`]; one entry per row, in
+/// the frame's order): `relevant` (the query's relevant documents), `ideal_dcg`,
+/// `relevant_stratum` and `ideal_dcg_stratum` (bins 1-3; null for a query without a relevant
+/// document) and `vs_baseline` (`win`, `tie` or `loss` of NDCG@10 against the report's
+/// baseline; null on the baseline's own rows and on queries left out). The existing columns
+/// are unchanged.
+pub fn with_strata(
+    mut frame: DataFrame,
+    cols: &crate::strata::QueryColumns,
+) -> Result<DataFrame, ReportError> {
+    use polars::prelude::Column;
+    if cols.relevant.len() != frame.height() {
+        return Err(ReportError::Polars(format!(
+            "strata columns of {} rows for a frame of {}",
+            cols.relevant.len(),
+            frame.height()
+        )));
+    }
+    for c in [
+        Column::new("relevant".into(), &cols.relevant),
+        Column::new("ideal_dcg".into(), &cols.ideal_dcg),
+        Column::new("relevant_stratum".into(), &cols.relevant_stratum),
+        Column::new("ideal_dcg_stratum".into(), &cols.ideal_dcg_stratum),
+        Column::new("vs_baseline".into(), &cols.vs_baseline),
+    ] {
+        frame.with_column(c)?;
+    }
+    Ok(frame)
+}
+
 /// Writes `<dir>/per_query.parquet` (with the `parquet` feature) and `<dir>/per_query.csv`.
 pub fn write(frame: &DataFrame, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;

@@ -87,6 +87,8 @@ pub(crate) fn markdown(
     aggs: &[Aggregate],
     folds: &[FoldRow],
     sig: Option<&crate::Significance>,
+    strata: Option<&crate::strata::Strata>,
+    summary: Option<&crate::summary::Summary>,
 ) -> String {
     let spec = &input.spec;
     // A reproduction sets our numbers beside published ones; a user's data has none.
@@ -318,6 +320,7 @@ pub(crate) fn markdown(
         md += &format!("- {}: {}\n", info.name, info.reference);
     }
     md += "\n";
+    md += &summary.map(crate::summary::Summary::section).unwrap_or_default();
 
     // Per dataset.
     let cells = ordered_cells(input);
@@ -402,6 +405,7 @@ pub(crate) fn markdown(
         if let Some(s) = sig {
             md += &s.dataset_section(d, &SIGNIFICANCE_METRICS);
         }
+        md += &strata.map(|s| s.section(d)).unwrap_or_default();
         md += &model_stats_table(input, d);
         md += &top_features_table(input, d);
 
