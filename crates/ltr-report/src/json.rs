@@ -62,6 +62,10 @@ pub struct ReportJson<'a> {
     /// Significance tests against the baseline (and all pairs when asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub significance: Option<&'a crate::Significance>,
+    /// Per dataset: the algorithms' order under a panel of conventions
+    /// ([`crate::sensitivity`]; absent when not computed).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub sensitivity: &'a [crate::sensitivity::DatasetSensitivity],
 }
 
 /// A dataset of the run.
@@ -263,6 +267,7 @@ pub(crate) fn document<'a>(
         failed: &input.run.failed,
         missing: &input.missing,
         significance: None,
+        sensitivity: &[],
     }
 }
 

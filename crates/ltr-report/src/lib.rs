@@ -28,6 +28,7 @@ pub mod per_query;
 pub mod plot;
 pub mod published;
 mod render;
+pub mod sensitivity;
 pub mod significance;
 mod values;
 
@@ -155,6 +156,9 @@ pub struct ReportInput {
     /// The most important features of the algorithms in [`TOP_FEATURE_ALGORITHMS`], per
     /// dataset ([`ReportInput::from_store`] reads them from the stored models).
     pub top_features: Vec<TopFeatureRow>,
+    /// The cells' stored test scores, which the convention-sensitivity section evaluates
+    /// again ([`sensitivity::load`]; none when the input was not read from a store).
+    pub test_scores: sensitivity::StoredScores,
 }
 
 /// The algorithms whose most important features the report lists: one tree ensemble and one
@@ -287,6 +291,7 @@ impl ReportInput {
             }
         }
         let top_features = top_feature_rows(store, &cells)?;
+        let test_scores = sensitivity::load(store, &run, &cells);
         Ok(Self {
             spec,
             run,
@@ -301,6 +306,7 @@ impl ReportInput {
             code_version,
             written_by: "ltr report".to_owned(),
             top_features,
+            test_scores,
         })
     }
 
@@ -357,9 +363,11 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
     let folds = aggregate::fold_rows(&per_query)?;
     let aggs = aggregate::aggregate(&folds)?;
     let significance = significance::from_query_frame(&per_query, sig)?;
-    let markdown = render::markdown(input, &aggs, &folds, Some(&significance));
+    let sensitivity = sensitivity::compute(&ordered_cells(input), &input.test_scores, sig)?;
+    let markdown = render::markdown(input, &aggs, &folds, Some(&significance), &sensitivity);
     let mut doc = json::document(input, &aggs, &folds);
     doc.significance = Some(&significance);
+    doc.sensitivity = &sensitivity;
     let json = json::to_text(&doc)?;
     let family: Vec<String> =
         aggs.iter().map(|a| algorithm_info(input, &a.algorithm).family.to_string()).collect();
@@ -514,7 +522,7 @@ mod tests {
     use super::*;
 
     /// A cell of two queries evaluated for real, so its summary and per-query rows agree.
-    fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
+    pub(crate) fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
         let cfg = EvalConfig::official(Convention::Letor3);
         let qids = vec!["q1".to_string(), "q2".to_string()];
         let eval = ltr_metrics::evaluate(&qids, &[2, 0, 1, 0, 1], &[0, 3, 5], None, scores, &cfg).unwrap();
@@ -619,6 +627,7 @@ mod tests {
             code_version: "v".into(),
             written_by: "ltr report".into(),
             top_features: Vec::new(),
+            test_scores: Default::default(),
         }
     }
 

@@ -87,6 +87,7 @@ pub(crate) fn markdown(
     aggs: &[Aggregate],
     folds: &[FoldRow],
     sig: Option<&crate::Significance>,
+    sensitivity: &[crate::sensitivity::DatasetSensitivity],
 ) -> String {
     let spec = &input.spec;
     // A reproduction sets our numbers beside published ones; a user's data has none.
@@ -404,6 +405,7 @@ pub(crate) fn markdown(
         }
         md += &model_stats_table(input, d);
         md += &top_features_table(input, d);
+        md += &crate::sensitivity::dataset_section(sensitivity, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();
     }
