@@ -635,7 +635,7 @@ mod tests {
         out.remove(0)
     }
 
-    fn variant<'a>(p: &'a DatasetSensitivity, v: Variant) -> &'a VariantPanel {
+    fn variant(p: &DatasetSensitivity, v: Variant) -> &VariantPanel {
         p.variants.iter().find(|x| x.variant == v.key()).unwrap()
     }
 
@@ -655,7 +655,7 @@ mod tests {
             .means;
             assert!(own_means["b"] > own_means["a"], "{} {own_means:?}", m.metric);
             assert!(m.means["a"] > m.means["b"], "{} {:?}", m.metric, m.means);
-            assert_eq!(m.swapped, [pair.clone()], "{}", m.metric);
+            assert_eq!(m.swapped, std::slice::from_ref(&pair), "{}", m.metric);
             assert!(m.tau_b < 1.0);
         }
         let md = dataset_section(std::slice::from_ref(&p), "D");
