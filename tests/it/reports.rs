@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output};
 
-use crate::common::{markdown_cells, toy_fold};
+use crate::common::{markdown_cells, markdown_tables, toy_fold};
 use crate::user_datasets::ltr_with_cache as ltr;
 
 fn text(out: &Output) -> String {
@@ -125,4 +125,61 @@ fn help_says_what_the_tool_does_for_its_user() {
     let help = ok(&out);
     assert!(help.starts_with("Learning to rank, measured the same way every time"), "{help}");
     assert!(!help.contains("clap") && help.contains("First steps:") && help.contains("ltr run --data DIR"));
+}
+
+/// MQ2008 under letor4 with two cheap algorithms: the report shows the convention panel with
+/// its tau values (1 for letor4 itself), the JSON holds the same panel, and `ltr sensitivity`
+/// on the store prints it too.
+#[test]
+fn the_report_and_ltr_sensitivity_show_the_convention_panel_on_mq2008() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cache = d.join("cache");
+    let args = ["reproduce", "letor4", "--datasets", "MQ2008", "--algorithms", "regression,rankrls"];
+    ok(&ltr(d, &cache, &args));
+    let md = std::fs::read_to_string(d.join("reports/letor4.md")).unwrap();
+    let section = md.split("### MQ2008: convention sensitivity").nth(1).unwrap_or_else(|| panic!("{md}"));
+    let panel = &markdown_tables(section)[0];
+    // Header, separator, then one row per convention.
+    let names: Vec<&str> = panel.iter().skip(2).map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "letor4 (own)",
+            "standard (no\\_relevant=zero)",
+            "standard",
+            "standard (no\\_relevant=skip)",
+            "letor4 (gain=linear)",
+            "letor4 (ties=pessimistic)",
+            "letor4 (ties=expected)",
+        ],
+        "{section}"
+    );
+    assert_eq!(panel[0][1..3], ["τ NDCG@10", "τ MAP"]);
+    assert_eq!(panel[2][1..3], ["1.0000", "1.0000"]);
+    for row in &panel[3..] {
+        for tau in &row[1..3] {
+            assert!(
+                ["1.0000", "-1.0000", "-"].contains(&tau.as_str()),
+                "two algorithms: tau is 1, -1 or undefined: {row:?}"
+            );
+        }
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("reports/letor4.json")).unwrap()).unwrap();
+    let panels = &json["sensitivity"];
+    assert_eq!(panels[0]["dataset"], "MQ2008");
+    assert_eq!(panels[0]["variants"].as_array().unwrap().len(), 7);
+    assert_eq!(panels[0]["variants"][0]["metrics"][0]["tau_b"], 1.0);
+
+    let out = ltr(d, &cache, &["sensitivity", "results/letor4", "--format", "json"]);
+    let cli: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(cli["name"], "letor4");
+    assert_eq!(&cli["sensitivity"], panels, "ltr sensitivity prints the report's panel");
+    let out = ltr(d, &cache, &["sensitivity", "results", "--algorithms", "regression,rankrls"]);
+    assert!(ok(&out).contains("### MQ2008: convention sensitivity"));
+    let out = ltr(d, &cache, &["sensitivity", "results/letor4", "--datasets", "MQ2007"]);
+    assert!(
+        !out.status.success() && text(&out).contains("no cell of `MQ2007` in the store (it has: MQ2008)")
+    );
 }

@@ -107,6 +107,9 @@ enum Command {
     RunCell(cmd::run_cell::Args),
     /// Merge the result stores a plan's tasks wrote into one; name the missing cells.
     Collect(cmd::collect::Args),
+    /// Whether the order of a result store's algorithms depends on the metric convention:
+    /// Kendall's tau and the significant pairs that change under a panel of conventions.
+    Sensitivity(cmd::sensitivity::Args),
     /// Check what is on disk against what was recorded (--data: rehash the data cache).
     Verify(cmd::verify::Args),
     /// List the cells of a result store: dataset, fold, algorithm, selected parameters,
@@ -155,6 +158,7 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => cmd::plan::run(args),
         Command::RunCell(args) => cmd::run_cell::run(args),
         Command::Collect(args) => cmd::collect::run(args),
+        Command::Sensitivity(args) => cmd::sensitivity::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Cells(args) => cmd::cells::run(args),
         Command::Synth(args) => cmd::synth::run(args),

@@ -68,6 +68,10 @@ pub struct ReportJson<'a> {
     /// The summary across datasets (a report over two or more).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cross_dataset: Option<&'a crate::summary::Summary>,
+    /// Per dataset: the algorithms' order under a panel of conventions
+    /// ([`crate::sensitivity`]; absent when not computed).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub sensitivity: &'a [crate::sensitivity::DatasetSensitivity],
 }
 
 /// A dataset of the run.
@@ -271,6 +275,7 @@ pub(crate) fn document<'a>(
         significance: None,
         strata: None,
         cross_dataset: None,
+        sensitivity: &[],
     }
 }
 

@@ -32,6 +32,7 @@ pub mod per_query;
 pub mod plot;
 pub mod published;
 mod render;
+pub mod sensitivity;
 pub mod significance;
 pub mod strata;
 pub mod summary;
@@ -164,6 +165,9 @@ pub struct ReportInput {
     /// The ideal DCG of every test query ([`strata::read_ideal_dcgs`]; empty: no ideal-DCG
     /// strata).
     pub ideal_dcgs: strata::IdealDcgs,
+    /// The cells' stored test scores, which the convention-sensitivity section evaluates
+    /// again ([`sensitivity::load`]; none when the input was not read from a store).
+    pub test_scores: sensitivity::StoredScores,
 }
 
 /// The algorithms whose most important features the report lists: one tree ensemble and one
@@ -297,6 +301,7 @@ impl ReportInput {
         }
         let top_features = top_feature_rows(store, &cells)?;
         let ideal_dcgs = strata::read_ideal_dcgs(&run, &cells);
+        let test_scores = sensitivity::load(store, &run, &cells);
         Ok(Self {
             spec,
             run,
@@ -312,6 +317,7 @@ impl ReportInput {
             written_by: "ltr report".to_owned(),
             top_features,
             ideal_dcgs,
+            test_scores,
         })
     }
 
@@ -371,12 +377,21 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
     let cells = ordered_cells(input);
     let strata = strata::strata(&cells, &input.ideal_dcgs, &significance.baselines);
     let summary = summary::summary(&cells, &aggs, sig, summary::RESAMPLES);
-    let markdown =
-        render::markdown(input, &aggs, &folds, Some(&significance), Some(&strata), summary.as_ref());
+    let sensitivity = sensitivity::compute(&cells, &input.test_scores, sig)?;
+    let markdown = render::markdown(
+        input,
+        &aggs,
+        &folds,
+        Some(&significance),
+        Some(&strata),
+        summary.as_ref(),
+        &sensitivity,
+    );
     let mut doc = json::document(input, &aggs, &folds);
     doc.significance = Some(&significance);
     doc.strata = Some(&strata);
     doc.cross_dataset = summary.as_ref();
+    doc.sensitivity = &sensitivity;
     let json = json::to_text(&doc)?;
     let family: Vec<String> =
         aggs.iter().map(|a| algorithm_info(input, &a.algorithm).family.to_string()).collect();
@@ -638,6 +653,7 @@ mod tests {
             written_by: "ltr report".into(),
             top_features: Vec::new(),
             ideal_dcgs: Default::default(),
+            test_scores: Default::default(),
         }
     }
 

@@ -89,6 +89,7 @@ pub(crate) fn markdown(
     sig: Option<&crate::Significance>,
     strata: Option<&crate::strata::Strata>,
     summary: Option<&crate::summary::Summary>,
+    sensitivity: &[crate::sensitivity::DatasetSensitivity],
 ) -> String {
     let spec = &input.spec;
     // A reproduction sets our numbers beside published ones; a user's data has none.
@@ -408,6 +409,7 @@ pub(crate) fn markdown(
         md += &strata.map(|s| s.section(d)).unwrap_or_default();
         md += &model_stats_table(input, d);
         md += &top_features_table(input, d);
+        md += &crate::sensitivity::dataset_section(sensitivity, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();
     }

@@ -241,6 +241,16 @@ pub fn letter(i: usize) -> String {
 /// and, when the frame has a `counted` column, only the queries it marks as counted (those the
 /// means count). Datasets and algorithms keep their first-appearance order.
 pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<Significance, ReportError> {
+    metrics_of_query_frame(frame, cfg, &METRICS)
+}
+
+/// [`from_query_frame`] on `metrics` only (columns of the frame); each metric's tests are
+/// those [`from_query_frame`] gives it.
+pub fn metrics_of_query_frame(
+    frame: &DataFrame,
+    cfg: &SignificanceConfig,
+    metrics: &[Metric],
+) -> Result<Significance, ReportError> {
     let filtered;
     let frame = match frame.column("counted") {
         Ok(c) => {
@@ -254,7 +264,7 @@ pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<S
     let folds = folds.u32()?;
     let qs = frame.column("query")?.str()?;
     let al = frame.column("algorithm")?.str()?;
-    let metric_cols: Vec<Vec<f64>> = METRICS
+    let metric_cols: Vec<Vec<f64>> = metrics
         .iter()
         .map(|m| Ok(frame.column(&column(*m))?.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect()))
         .collect::<PolarsResult<_>>()?;
@@ -311,7 +321,7 @@ pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<S
             .get(d)
             .map(|k| k.iter().filter(|k| maps.iter().all(|m| m.contains_key(*k))).collect())
             .unwrap_or_default();
-        for (j, metric) in METRICS.iter().enumerate() {
+        for (j, metric) in metrics.iter().enumerate() {
             let name = metric.to_string();
             let values = &metric_cols[j];
             let mut columns: Vec<Vec<f64>> = vec![Vec::with_capacity(keys.len()); labels.len()];

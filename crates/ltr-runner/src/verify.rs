@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use ltr_core::Dataset;
 use ltr_data::folds::locate;
 use ltr_data::resolved::DatasetInput;
 use ltr_format::{ReadOptions, read_file};
@@ -24,23 +25,8 @@ use crate::store::{CellCheck, CellRecord, ResultStore, verify_cell};
 /// # Errors
 /// What does not agree, in a few words.
 pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInput) -> Result<(), String> {
-    let path = locate(&dataset.root, &record.test_file).ok_or_else(|| {
-        format!("test file {} not found under {}", record.test_file, dataset.root.display())
-    })?;
-    // Read as the protocol read it (width, missing token, clipping, line format).
-    let opts = ReadOptions { sha256: true, ..read_options(dataset) };
-    let loaded = read_file(&path, &opts).map_err(|e| e.to_string())?;
-    if loaded.sha256.as_deref() != Some(record.test_sha256.as_str()) {
-        return Err(format!(
-            "test file {} is not the one the cell was computed on (sha256 {}, recorded {})",
-            path.display(),
-            loaded.sha256.unwrap_or_default(),
-            record.test_sha256
-        ));
-    }
-    let test = loaded.dataset;
-    let scores_path = store.scores_path(&record.key);
-    let scores = ltr_format::scores::read_scores(&scores_path).map_err(|e| e.to_string())?;
+    let test = read_test(record, dataset)?;
+    let scores = read_cell_scores(store, record)?;
     let evaluation = evaluate_dataset(&test, &scores, &record.eval).map_err(|e| e.to_string())?;
     if evaluation.summary != record.test {
         return Err("the saved scores evaluate to other test means than recorded".into());
@@ -61,6 +47,36 @@ pub fn reevaluate(store: &ResultStore, record: &CellRecord, dataset: &DatasetInp
         return Err("the saved model scores the test file differently from the saved scores".into());
     }
     Ok(())
+}
+
+/// The test file a cell was computed on, read under `dataset.root` as the protocol read it
+/// (width, missing token, clipping, line format); it must hash to the recorded sha256.
+///
+/// # Errors
+/// The file is not found, does not read, or is not the one the cell was computed on.
+pub fn read_test(record: &CellRecord, dataset: &DatasetInput) -> Result<Dataset, String> {
+    let path = locate(&dataset.root, &record.test_file).ok_or_else(|| {
+        format!("test file {} not found under {}", record.test_file, dataset.root.display())
+    })?;
+    let opts = ReadOptions { sha256: true, ..read_options(dataset) };
+    let loaded = read_file(&path, &opts).map_err(|e| e.to_string())?;
+    if loaded.sha256.as_deref() != Some(record.test_sha256.as_str()) {
+        return Err(format!(
+            "test file {} is not the one the cell was computed on (sha256 {}, recorded {})",
+            path.display(),
+            loaded.sha256.unwrap_or_default(),
+            record.test_sha256
+        ));
+    }
+    Ok(loaded.dataset)
+}
+
+/// A cell's saved test scores, one per document of its test file in file order.
+///
+/// # Errors
+/// The scores file does not read.
+pub fn read_cell_scores(store: &ResultStore, record: &CellRecord) -> Result<Vec<f64>, String> {
+    ltr_format::scores::read_scores(&store.scores_path(&record.key)).map_err(|e| e.to_string())
 }
 
 /// One cell of a store that is not sound, as [`verify_store`] finds it.

@@ -5,7 +5,9 @@
 //! * [`randomization`]: Fisher's paired randomisation (sign-flip) test, seeded;
 //! * [`tukey_hsd`]: the randomised Tukey HSD test over all pairs of systems (Carterette 2012,
 //!   Sakai 2014), seeded;
-//! * [`holm`]: Holm's step-down correction of a family of p-values.
+//! * [`holm`]: Holm's step-down correction of a family of p-values;
+//! * [`kendall_tau_b`]: Kendall's tau-b between two orders of the same items (the report's
+//!   convention-sensitivity section compares algorithm orders with it).
 //!
 //! The randomised tests are deterministic and independent of the thread count: permutations
 //! are split into fixed chunks, each chunk's seed is derived from the master seed and the
@@ -340,6 +342,47 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
     out
 }
 
+/// Kendall's tau-b between two scorings of the same items (`x[i]` and `y[i]` score item `i`):
+/// `(C - D) / sqrt((P - Tx) (P - Ty))`, where `C` and `D` count the concordant and discordant
+/// pairs, `P` all pairs, and `Tx` and `Ty` the pairs tied in `x` and in `y` (a pair tied in
+/// both counts in each). Without ties it is Kendall's tau-a; ties count as exactly equal
+/// values. Undefined, and NaN, when every pair is tied in `x` or every pair in `y`.
+///
+/// O(n^2), meant for rankings of tens or hundreds of items (algorithms, not documents).
+pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Result<f64> {
+    if x.len() != y.len() {
+        return Err(StatsError::Length { left: x.len(), right: y.len() });
+    }
+    if x.len() < 2 {
+        return Err(StatsError::TooFew { test: "Kendall's tau", needed: 2, got: x.len() });
+    }
+    for (i, v) in x.iter().chain(y).enumerate() {
+        if !v.is_finite() {
+            return Err(StatsError::NotFinite { index: i % x.len(), value: *v });
+        }
+    }
+    let (mut concordant, mut discordant, mut tied_x, mut tied_y, mut pairs) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for i in 0..x.len() {
+        for j in i + 1..x.len() {
+            pairs += 1;
+            let (same_x, same_y) = (x[i] == x[j], y[i] == y[j]);
+            if same_x || same_y {
+                tied_x += u64::from(same_x);
+                tied_y += u64::from(same_y);
+            } else if (x[i] < x[j]) == (y[i] < y[j]) {
+                concordant += 1;
+            } else {
+                discordant += 1;
+            }
+        }
+    }
+    let denominator = (((pairs - tied_x) as f64) * ((pairs - tied_y) as f64)).sqrt();
+    if denominator == 0.0 {
+        return Ok(f64::NAN);
+    }
+    Ok((concordant as f64 - discordant as f64) / denominator)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -410,5 +453,26 @@ mod tests {
         assert!(randomization(&a, &b, 2000, 3).unwrap() < 0.001);
         let h = tukey_hsd(&[&a, &b], 2000, 3).unwrap();
         assert!(h[0][1] < 0.001);
+    }
+
+    #[test]
+    fn kendall_tau_by_hand() {
+        // One discordant pair of six: (5 - 1) / 6.
+        let tau = kendall_tau_b(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]).unwrap();
+        assert!((tau - 2.0 / 3.0).abs() < 1e-15, "{tau}");
+        // Ties: four concordant pairs, one pair tied in x only, one in y only:
+        // 4 / sqrt((6 - 1) (6 - 1)) = 0.8 (scipy.stats.kendalltau gives 0.8).
+        let tau = kendall_tau_b(&[1.0, 2.0, 2.0, 3.0], &[1.0, 2.0, 3.0, 3.0]).unwrap();
+        assert!((tau - 0.8).abs() < 1e-15, "{tau}");
+        // A pair tied in both leaves both factors: 5 / sqrt(5 * 5) = 1.
+        assert_eq!(kendall_tau_b(&[1.0, 2.0, 2.0, 3.0], &[0.1, 0.5, 0.5, 0.9]).unwrap(), 1.0);
+        assert_eq!(kendall_tau_b(&[4.0, 3.0, 2.0, 1.0], &[1.0, 2.0, 3.0, 4.0]).unwrap(), -1.0);
+        assert!(kendall_tau_b(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]).unwrap().is_nan());
+        assert!(matches!(kendall_tau_b(&[1.0], &[1.0]), Err(StatsError::TooFew { .. })));
+        assert!(matches!(kendall_tau_b(&[1.0, 2.0], &[1.0]), Err(StatsError::Length { .. })));
+        assert!(matches!(
+            kendall_tau_b(&[1.0, 2.0], &[1.0, f64::NAN]),
+            Err(StatsError::NotFinite { index: 1, .. })
+        ));
     }
 }

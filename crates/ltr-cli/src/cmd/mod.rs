@@ -16,6 +16,7 @@ pub mod report;
 pub mod reproduce;
 pub mod run;
 pub mod run_cell;
+pub mod sensitivity;
 pub mod survey;
 pub mod synth;
 pub mod train;
