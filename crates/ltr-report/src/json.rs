@@ -62,6 +62,9 @@ pub struct ReportJson<'a> {
     /// Significance tests against the baseline (and all pairs when asked for).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub significance: Option<&'a crate::Significance>,
+    /// Per dataset and algorithm: ERR@10, DCG@10, recall@10 and MRR over folds
+    /// ([`crate::further`]).
+    pub further_metrics: Vec<crate::further::FurtherRow>,
 }
 
 /// A dataset of the run.
@@ -263,6 +266,7 @@ pub(crate) fn document<'a>(
         failed: &input.run.failed,
         missing: &input.missing,
         significance: None,
+        further_metrics: crate::further::rows(input),
     }
 }
 

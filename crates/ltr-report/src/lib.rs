@@ -27,6 +27,7 @@ mod markdown;
 pub mod per_query;
 pub mod plot;
 pub mod published;
+pub mod further;
 mod render;
 pub mod significance;
 mod values;

@@ -11,7 +11,7 @@ use crate::aggregate::{Aggregate, FoldRow, METRICS};
 use crate::markdown::{escape_markdown, header_label};
 use crate::{ReportInput, algorithm_info, ordered_cells};
 
-fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
+pub(crate) fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
     let mut b = Builder::default();
     b.push_record(header);
     for r in rows {
@@ -64,7 +64,7 @@ pub fn describe(convention: Convention) -> &'static str {
 
 /// ` ± <std>` after a mean over several folds; nothing after one fold's value, which has no
 /// spread over folds.
-fn spread(folds: usize, std: String) -> String {
+pub(crate) fn spread(folds: usize, std: String) -> String {
     if folds > 1 { format!(" ± {std}") } else { String::new() }
 }
 
@@ -78,7 +78,7 @@ fn local_name(path: &str) -> String {
     }
 }
 
-fn fmt4(x: f64) -> String {
+pub(crate) fn fmt4(x: f64) -> String {
     if x.is_nan() { "-".into() } else { format!("{x:.4}") }
 }
 
@@ -321,6 +321,7 @@ pub(crate) fn markdown(
 
     // Per dataset.
     let cells = ordered_cells(input);
+    let further = crate::further::rows(input);
     for d in &spec.datasets {
         let here: Vec<&Aggregate> = aggs.iter().filter(|a| &a.dataset == d).collect();
         let expected_here = spec.algorithms.iter().any(|a| input.expected_folds(d, &a.label) > 0);
@@ -404,6 +405,7 @@ pub(crate) fn markdown(
         }
         md += &model_stats_table(input, d);
         md += &top_features_table(input, d);
+        md += &crate::further::dataset_table(&further, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();
     }
