@@ -624,8 +624,9 @@ mod tests {
         assert!((m.err[2] - (3.0 / 16.0 + 13.0 / 768.0)).abs() < 1e-15);
         // standard sets none: the evaluated data's highest grade (2 here): R = 3/4, 0, 1/4.
         //   ERR@3 = 3/4 + (1/4)(1/4)/3.
-        let e = evaluate(&["q".into()], &[2, 0, 1], &[0, 3], None, &[3.0, 2.0, 1.0], &cfg(Convention::Standard))
-            .unwrap();
+        let e =
+            evaluate(&["q".into()], &[2, 0, 1], &[0, 3], None, &[3.0, 2.0, 1.0], &cfg(Convention::Standard))
+                .unwrap();
         assert!((e.per_query[0].err[2] - (0.75 + 1.0 / 48.0)).abs() < 1e-15);
         // A grade above gmax stops as gmax does: grade 4 under letor4 (gmax 2) -> R = 3/4.
         assert_eq!(ranked(&[4], &cfg(Convention::Letor4)).err[0], 0.75);
@@ -750,7 +751,8 @@ mod tests {
                 for ties in crate::Ties::ALL {
                     let got = evaluate_query("q", &labels, &scores, &EvalConfig { ties, ..file }, 4).unwrap();
                     let bits = |m: &QueryMetrics| {
-                        let all = m.ndcg.iter().chain(&m.precision).chain(&m.err).chain(&m.dcg).chain(&m.recall);
+                        let all =
+                            m.ndcg.iter().chain(&m.precision).chain(&m.err).chain(&m.dcg).chain(&m.recall);
                         let mut v: Vec<u64> = all.map(|x| x.to_bits()).collect();
                         v.extend([m.average_precision, m.reciprocal_rank, m.mean_ndcg].map(f64::to_bits));
                         v

@@ -70,7 +70,8 @@ pub fn rows(input: &ReportInput) -> Vec<FurtherRow> {
 fn mean_and_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     let n = values.clone().count() as f64;
     let mean = values.clone().sum::<f64>() / n;
-    let std = if n > 1.0 { (values.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
+    let std =
+        if n > 1.0 { (values.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
     (mean, std)
 }
 

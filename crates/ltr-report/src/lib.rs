@@ -22,12 +22,12 @@
 pub mod aggregate;
 pub mod check;
 pub mod digest;
+pub mod further;
 pub mod json;
 mod markdown;
 pub mod per_query;
 pub mod plot;
 pub mod published;
-pub mod further;
 mod render;
 pub mod significance;
 mod values;

@@ -7,7 +7,9 @@ use anyhow::Context;
 use ltr_format::scores::read_scores_for;
 use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
-use ltr_metrics::{Convention, ConventionParts, EvalConfig, Evaluation, Metric, NoRelevant, Ties, evaluate_dataset};
+use ltr_metrics::{
+    Convention, ConventionParts, EvalConfig, Evaluation, Metric, NoRelevant, Ties, evaluate_dataset,
+};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -141,9 +143,7 @@ impl Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.config()?;
     if args.format == Format::Official && !args.metrics.is_empty() {
-        anyhow::bail!(
-            "--metrics adds lines the official script does not print: use --format text or json"
-        );
+        anyhow::bail!("--metrics adds lines the official script does not print: use --format text or json");
     }
     if !cfg.departures().is_empty() {
         eprintln!(
@@ -164,7 +164,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let extra = extra.as_ref().unwrap_or(&eval);
     let text = match args.format {
         Format::Text => {
-            render(&eval, args.per_query, Digits::Full) + &metrics_table(extra, &args.metrics, args.per_query, gmax)
+            render(&eval, args.per_query, Digits::Full)
+                + &metrics_table(extra, &args.metrics, args.per_query, gmax)
         }
         Format::Official => render(&eval, args.per_query, Digits::Script),
         Format::Json => {
@@ -175,7 +176,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 }
                 obj.insert("err_max_grade".into(), gmax.into());
                 if !args.metrics.is_empty() {
-                    let means = args.metrics.iter().map(|m| (m.to_string(), m.of_summary(&extra.summary).into()));
+                    let means =
+                        args.metrics.iter().map(|m| (m.to_string(), m.of_summary(&extra.summary).into()));
                     obj.insert("metrics".into(), serde_json::Value::Object(means.collect()));
                 }
             }
@@ -194,7 +196,10 @@ fn metrics_table(eval: &Evaluation, metrics: &[Metric], per_query: bool, gmax: u
         return String::new();
     }
     let cells = |f: &dyn Fn(Metric) -> Option<f64>| {
-        metrics.iter().map(|&m| f(m).map_or_else(|| "\t-".to_owned(), |x| format!("\t{x}"))).collect::<String>()
+        metrics
+            .iter()
+            .map(|&m| f(m).map_or_else(|| "\t-".to_owned(), |x| format!("\t{x}")))
+            .collect::<String>()
     };
     let mut out = format!("\n{} (ERR's gmax {gmax}):\nquery", eval.config.label());
     out += &metrics.iter().map(|m| format!("\t{m}")).collect::<String>();
