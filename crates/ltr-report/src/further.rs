@@ -1,15 +1,14 @@
 //! The further metrics of a report: ERR@10 (Chapelle, Metzler, Zhang and Grinspan, CIKM
 //! 2009), DCG@10, recall@10 and MRR of every algorithm on every dataset, as the mean and
 //! sample standard deviation over folds of the cells' test means. A small table under each
-//! dataset's main one (whose columns stay those of the official scripts) and
+//! dataset's main one (`render`) (whose columns stay those of the official scripts) and
 //! `further_metrics` in the JSON; the per-query frame carries the same metrics per query.
 
 use ltr_core::Grade;
 use ltr_metrics::Metric;
 use serde::Serialize;
 
-use crate::render::{fmt4, spread, table};
-use crate::{MetricValues, ReportInput, escape_markdown};
+use crate::{MetricValues, ReportInput};
 
 /// The further metrics, in the order of their columns.
 pub const FURTHER_METRICS: [Metric; 4] = [Metric::Err(10), Metric::Dcg(10), Metric::Recall(10), Metric::Mrr];
@@ -73,36 +72,6 @@ fn mean_and_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     let std =
         if n > 1.0 { (values.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
     (mean, std)
-}
-
-/// The further-metrics table of dataset `d` (empty when it has no cell).
-pub(crate) fn dataset_table(rows: &[FurtherRow], d: &str) -> String {
-    let here: Vec<&FurtherRow> = rows.iter().filter(|r| r.dataset == d).collect();
-    let Some(first) = here.first() else {
-        return String::new();
-    };
-    let gmax = match first.err_max_grade {
-        Some(g) => format!("gmax = {g}"),
-        None => "gmax the highest grade of each test split".into(),
-    };
-    let mut header = vec!["Algorithm".to_owned()];
-    header.extend(FURTHER_METRICS.map(crate::markdown::header_label));
-    let body = here
-        .iter()
-        .map(|r| {
-            let mut row = vec![escape_markdown(&r.algorithm)];
-            row.extend(FURTHER_METRICS.map(|m| {
-                let at = |v: &MetricValues| v.get(m).unwrap_or(f64::NAN);
-                format!("{}{}", fmt4(at(&r.mean)), spread(r.folds, fmt4(at(&r.std))))
-            }));
-            row
-        })
-        .collect();
-    format!(
-        "Further metrics (mean ± standard deviation over folds, same convention; ERR's stop \
-         probability (2^g - 1) / 2^gmax, {gmax}; DCG@10 not normalised):\n\n{}\n",
-        table(header, body)
-    )
 }
 
 #[cfg(test)]

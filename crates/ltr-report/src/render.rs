@@ -11,7 +11,7 @@ use crate::aggregate::{Aggregate, FoldRow, METRICS};
 use crate::markdown::{escape_markdown, header_label};
 use crate::{ReportInput, algorithm_info, ordered_cells};
 
-pub(crate) fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
+fn table(header: Vec<String>, rows: Vec<Vec<String>>) -> String {
     let mut b = Builder::default();
     b.push_record(header);
     for r in rows {
@@ -64,7 +64,7 @@ pub fn describe(convention: Convention) -> &'static str {
 
 /// ` ± <std>` after a mean over several folds; nothing after one fold's value, which has no
 /// spread over folds.
-pub(crate) fn spread(folds: usize, std: String) -> String {
+fn spread(folds: usize, std: String) -> String {
     if folds > 1 { format!(" ± {std}") } else { String::new() }
 }
 
@@ -78,7 +78,7 @@ fn local_name(path: &str) -> String {
     }
 }
 
-pub(crate) fn fmt4(x: f64) -> String {
+fn fmt4(x: f64) -> String {
     if x.is_nan() { "-".into() } else { format!("{x:.4}") }
 }
 
@@ -405,7 +405,7 @@ pub(crate) fn markdown(
         }
         md += &model_stats_table(input, d);
         md += &top_features_table(input, d);
-        md += &crate::further::dataset_table(&further, d);
+        md += &further_table(&further, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();
     }
@@ -643,4 +643,34 @@ pub fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
         .filter(|k| points.iter().any(|p| p.get(k.as_str()) != first.get(k.as_str())))
         .cloned()
         .collect()
+}
+
+/// The further-metrics table of dataset `d` (empty when it has no cell).
+fn further_table(rows: &[crate::further::FurtherRow], d: &str) -> String {
+    let here: Vec<&crate::further::FurtherRow> = rows.iter().filter(|r| r.dataset == d).collect();
+    let Some(first) = here.first() else {
+        return String::new();
+    };
+    let gmax = match first.err_max_grade {
+        Some(g) => format!("gmax = {g}"),
+        None => "gmax the highest grade of each test split".into(),
+    };
+    let mut header = vec!["Algorithm".to_owned()];
+    header.extend(crate::further::FURTHER_METRICS.map(header_label));
+    let body = here
+        .iter()
+        .map(|r| {
+            let mut row = vec![escape_markdown(&r.algorithm)];
+            row.extend(crate::further::FURTHER_METRICS.map(|m| {
+                let at = |v: &crate::MetricValues| v.get(m).unwrap_or(f64::NAN);
+                format!("{}{}", fmt4(at(&r.mean)), spread(r.folds, fmt4(at(&r.std))))
+            }));
+            row
+        })
+        .collect();
+    format!(
+        "Further metrics (mean ± standard deviation over folds, same convention; ERR's stop \
+         probability (2^g - 1) / 2^gmax, {gmax}; DCG@10 not divided by the ideal DCG):\n\n{}\n",
+        table(header, body)
+    )
 }
