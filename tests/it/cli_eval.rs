@@ -185,3 +185,59 @@ fn parts_set_on_the_command_line_are_named_and_change_only_their_part() {
     let bad = ltr().arg("eval").arg(&feature).arg(&scores).args(["--gain", "square"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn further_metrics_are_printed_on_request_beside_the_scripts_layout() {
+    let feature = fold_file("letor4", "MQ2008", 1, "test");
+    let scores = golden_dir().join("mq2008-fold1-test.continuous.scores");
+    let eval = |extra: &[&str]| {
+        let out = ltr()
+            .arg("eval")
+            .arg(&feature)
+            .arg(&scores)
+            .args(["--convention", "letor4"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let (code, out, err) = eval(&[&["--format", "json"], extra].concat());
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let v = json(&["--metrics", "err@10,dcg@10,recall@10,rr,recall@20"]);
+    assert_eq!(v["err_max_grade"], 2);
+    let s = &v["summary"];
+    let m = &v["metrics"];
+    assert_eq!(m["err@10"], s["err"][9]);
+    assert_eq!(m["dcg@10"], s["dcg"][9]);
+    assert_eq!(m["recall@10"], s["recall"][9]);
+    assert_eq!(m["mrr"], s["mrr"]);
+    // A cut-off past the layout's max_k is evaluated apart; the layout keeps its 10.
+    assert!(m["recall@20"].as_f64().unwrap() >= m["recall@10"].as_f64().unwrap());
+    assert_eq!(s["recall"].as_array().unwrap().len(), 10);
+    // ERR's gmax: 4 lowers every stop probability; nothing else moves; the note names it.
+    let (_, _, note) = eval(&["--max-grade", "4", "--format", "json"]);
+    assert!(note.contains("letor4 (max_grade=4)"), "{note}");
+    let yahoo = json(&["--max-grade", "4"]);
+    assert_eq!(yahoo["err_max_grade"], 4);
+    assert!(yahoo["summary"]["err"][9].as_f64() < s["err"][9].as_f64());
+    assert_eq!(yahoo["summary"]["map"], s["map"]);
+    // Text: the script's layout unchanged, then the table.
+    let (_, plain, _) = eval(&[]);
+    let (code, text, err) = eval(&["--metrics", "err@10,rr", "--per-query"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, plain_per_query, _) = eval(&["--per-query"]);
+    assert!(text.starts_with(&plain_per_query) && plain_per_query != plain, "{text}");
+    let table = &text[plain_per_query.len()..];
+    assert!(table.starts_with("\nletor4 (ERR's gmax 2):\nquery\terr@10\tmrr\n"), "{table}");
+    assert!(table.ends_with(&format!("mean\t{}\t{}\n", s["err"][9], s["mrr"])), "{table}");
+    assert_eq!(table.lines().count(), 3 + 1 + v["summary"]["n_queries"].as_u64().unwrap() as usize);
+    // The official format stays the script's alone.
+    let (code, _, err) = eval(&["--format", "official", "--metrics", "rr"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--metrics") && err.contains("official"), "{err}");
+    let (code, _, err) = eval(&["--metrics", "auc"]);
+    assert_eq!(code, Some(2), "{err}");
+}

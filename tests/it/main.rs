@@ -19,6 +19,7 @@ mod eval_golden;
 mod explain;
 mod harness;
 mod layering;
+mod metrics_fixture;
 mod normalize;
 mod refit;
 mod reports;

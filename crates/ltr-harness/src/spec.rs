@@ -7,9 +7,11 @@
 //! datasets = ["OHSUMED", "TD2003"]
 //! folds = [1, 2, 3, 4, 5]
 //! seed = 42
-//! validation_metric = "map"  # model selection on vali (LETOR protocol); default map
+//! validation_metric = "map"  # model selection on vali (LETOR protocol); default map; also
+//!                            # ndcg@K, p@K, mrr, mean-ndcg, err@K, dcg@K, recall@K
 //! # convention = "letor3"    # default: each dataset's convention from the manifest
 //! # eval = { gain = "linear", ties = "expected" } # parts that depart from the convention
+//! #                          # (also max_grade: ERR's gmax, default the convention's)
 //! # baseline = "ranksvm"     # the label the report tests the others against; default: the first
 //! # significance = "t"       # "t" (default), "randomization" or "tukey" (all pairs)
 //!
@@ -824,6 +826,27 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
         assert!(e.contains("x/spec.toml") && e.contains("sede"), "{e}");
         let e = err(&format!("{BASE}\n[[algorithms]]\nid = \"regression\"\n"));
         assert!(e.contains("used twice"), "{e}");
+    }
+
+    #[test]
+    fn every_metric_selects_and_erring_parts_are_refused_at_load() {
+        for (name, m) in [
+            ("err@10", Metric::Err(10)),
+            ("dcg@5", Metric::Dcg(5)),
+            ("recall@10", Metric::Recall(10)),
+            ("rr", Metric::Mrr),
+        ] {
+            let text = BASE.replace("seed = 1", &format!("seed = 1\nvalidation_metric = \"{name}\""));
+            let s = ExperimentSpec::parse(&text, Path::new("t.toml")).unwrap();
+            assert_eq!(s.algorithms[0].validation_metric, m, "{name}");
+        }
+        let text = BASE.replace("seed = 1", "seed = 1\neval = { max_grade = 4 }");
+        let s = ExperimentSpec::parse(&text, Path::new("t.toml")).unwrap();
+        assert_eq!(s.eval.max_grade, Some(4));
+        let e = err(&BASE.replace("seed = 1", "seed = 1\neval = { max_grade = 0 }"));
+        assert!(e.contains("eval") && e.contains("max_grade must be at least 1"), "{e}");
+        let e = err(&BASE.replace("seed = 1", "seed = 1\nvalidation_metric = \"recall@0\""));
+        assert!(e.contains("recall@0"), "{e}");
     }
 
     /// A seed is a `u64`; a negative one (TOML integers are signed) must not wrap to a huge

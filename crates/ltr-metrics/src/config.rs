@@ -132,6 +132,9 @@ impl EvalConfig {
         if let Some(r) = parts.relevant_from {
             self.relevant_from = r;
         }
+        if let Some(g) = parts.max_grade {
+            self.max_grade = Some(g);
+        }
         if let Some(t) = parts.ties {
             self.ties = t;
         }
@@ -152,6 +155,7 @@ impl EvalConfig {
             precision_past_end: differs(self.precision_past_end_rule(), preset.precision_past_end_rule()),
             no_relevant: differs(self.no_relevant, preset.no_relevant),
             relevant_from: differs(self.relevant_from, preset.relevant_from),
+            max_grade: differs(self.max_grade, preset.max_grade).flatten(),
             ties: differs(self.ties, preset.ties),
         }
     }
@@ -204,6 +208,9 @@ impl EvalConfig {
         }
         if self.relevant_from == 0 {
             return Err(Error::Config("relevant_from must be at least 1"));
+        }
+        if self.max_grade == Some(0) {
+            return Err(Error::Config("max_grade must be at least 1"));
         }
         Ok(())
     }
@@ -333,6 +340,7 @@ mod tests {
             precision_past_end: Some(p.precision_past_end_rule()),
             no_relevant: Some(p.no_relevant),
             relevant_from: Some(p.relevant_from),
+            max_grade: p.max_grade,
             ties: Some(p.ties),
         }
     }

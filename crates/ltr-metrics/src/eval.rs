@@ -25,6 +25,10 @@ pub struct QueryMetrics {
     pub precision: Vec<f64>,
     /// ERR@1..=max_k.
     pub err: Vec<f64>,
+    /// DCG@1..=max_k (the gain and discount of the config; 0 without a relevant document).
+    pub dcg: Vec<f64>,
+    /// Recall@1..=max_k: the relevant documents in the first k over all relevant ones.
+    pub recall: Vec<f64>,
     /// Average precision.
     pub average_precision: f64,
     /// Reciprocal rank of the first relevant document.
@@ -46,6 +50,10 @@ pub struct Summary {
     pub precision: Vec<f64>,
     /// Mean ERR@1..=max_k.
     pub err: Vec<f64>,
+    /// Mean DCG@1..=max_k.
+    pub dcg: Vec<f64>,
+    /// Mean recall@1..=max_k.
+    pub recall: Vec<f64>,
     /// MAP.
     pub map: f64,
     /// MRR.
@@ -153,6 +161,20 @@ pub(crate) fn metrics_of_ranking(
         })
         .collect();
     let mean_ndcg = if n == 0 { 0.0 } else { (0..n).map(ndcg_at).sum::<f64>() / n as f64 };
+    // DCG@k past a list's end follows NDCG's rule (the scripts' arrays hold 0 there). A query
+    // without a relevant document has DCG 0, a value, not an undefined ratio: the no-relevant
+    // policy leaves it alone (it can still drop the query from the means).
+    let dcg_cut: Vec<f64> = (0..k_max)
+        .map(|pos| {
+            if pos < n {
+                dcg[pos]
+            } else if cfg.ndcg_zero_past_end() || n == 0 {
+                0.0
+            } else {
+                dcg[n - 1]
+            }
+        })
+        .collect();
 
     // Precision, average precision and the first relevant document's reciprocal rank
     // (expected over the orders of a tied run).
@@ -193,15 +215,32 @@ pub(crate) fn metrics_of_ranking(
             }
         })
         .collect();
+    // Recall@k past a list's end follows P@k's rule: 0 where the script pads P@k with 0, else
+    // every relevant document has been seen. 0/0 without a relevant document: the policy.
+    let recall: Vec<f64> = (0..k_max)
+        .map(|pos| {
+            if count == 0 {
+                fill_undefined
+            } else if pos < n {
+                rel_prefix[pos] / count as f64
+            } else if cfg.precision_past_end_rule() == crate::PrecisionPastEnd::Zero {
+                0.0
+            } else {
+                1.0
+            }
+        })
+        .collect();
     let (average_precision, reciprocal_rank) = if count == 0 {
         (fill_undefined, fill_undefined)
     } else {
         (ap_sum / count as f64, reciprocal.unwrap_or(0.0))
     };
 
-    // ERR (Chapelle et al. 2009), cut at the list length.
-    let denom = f64::from(max_grade.max(1)).exp2();
-    let stop = |g: Grade| crate::exponential_gain(g) / denom;
+    // ERR (Chapelle et al. 2009), cut at the list length. A grade above `gmax` stops as `gmax`
+    // does, so that the stop probability stays one.
+    let gmax = max_grade.max(1);
+    let denom = f64::from(gmax).exp2();
+    let stop = |g: Grade| crate::exponential_gain(g.min(gmax)) / denom;
     let mut err = Vec::with_capacity(k_max);
     let (mut e, mut p_continue) = (0.0, 1.0);
     let (mut stops, mut terms) = (Vec::new(), Vec::new());
@@ -237,6 +276,8 @@ pub(crate) fn metrics_of_ranking(
         ndcg,
         precision,
         err,
+        dcg: dcg_cut,
+        recall,
         average_precision,
         reciprocal_rank,
         mean_ndcg,
@@ -367,6 +408,8 @@ fn summarize(per_query: &[QueryMetrics], k_max: usize) -> Summary {
         ndcg: (0..k_max).map(|k| mean(&|q| q.ndcg[k])).collect(),
         precision: (0..k_max).map(|k| mean(&|q| q.precision[k])).collect(),
         err: (0..k_max).map(|k| mean(&|q| q.err[k])).collect(),
+        dcg: (0..k_max).map(|k| mean(&|q| q.dcg[k])).collect(),
+        recall: (0..k_max).map(|k| mean(&|q| q.recall[k])).collect(),
         map: mean(&|q| q.average_precision),
         mrr: mean(&|q| q.reciprocal_rank),
         mean_ndcg: mean(&|q| q.mean_ndcg),
@@ -513,6 +556,84 @@ mod tests {
     }
 
     #[test]
+    fn dcg_by_hand_under_each_discount_gain_and_past_end_rule() {
+        // Grades 2, 0, 1, 1 in ranked order.
+        // letor3: gains 3, 0, 1, 1; ranks 1-2 undiscounted, then 1/log2(r):
+        //   DCG@1 = 3, DCG@2 = 3, DCG@3 = 3 + 1/log2(3), DCG@4 = DCG@3 + 1/2; 0 past the end.
+        let l3 = ranked(&[2, 0, 1, 1], &cfg(Convention::Letor3));
+        let d3 = 3.0 + 1.0 / 3f64.log2();
+        assert_eq!(&l3.dcg[..2], &[3.0, 3.0]);
+        assert!((l3.dcg[2] - d3).abs() < 1e-15 && (l3.dcg[3] - (d3 + 0.5)).abs() < 1e-15);
+        assert_eq!(l3.dcg[4], 0.0);
+        // NDCG is DCG over the ideal DCG (3 + 1 + 1/log2(3) + 0 at 4).
+        assert!((l3.ndcg[3] - l3.dcg[3] / (4.0 + 1.0 / 3f64.log2())).abs() < 1e-15);
+        // standard: 1/log2(r + 1): 3, 3 + 0, 3 + 1/2, 3.5 + 1/log2(5); DCG@4 past the end.
+        let st = ranked(&[2, 0, 1, 1], &cfg(Convention::Standard));
+        let d4 = 3.5 + 1.0 / 5f64.log2();
+        assert_eq!(&st.dcg[..3], &[3.0, 3.0, 3.5]);
+        assert!((st.dcg[3] - d4).abs() < 1e-15);
+        assert_eq!(st.dcg[9], st.dcg[3]);
+        // Linear gain: 2 at rank 1.
+        let lin = EvalConfig { gain: Some(crate::GainRule::Linear), ..cfg(Convention::Standard) };
+        assert_eq!(ranked(&[2, 0, 1, 1], &lin).dcg[0], 2.0);
+        // No relevant document: DCG 0 under every policy, even the one scoring NDCG 1.
+        let none = ranked(&[0, 0], &EvalConfig::standard(NoRelevant::One));
+        assert_eq!((none.dcg[0], none.ndcg[0]), (0.0, 1.0));
+    }
+
+    #[test]
+    fn recall_by_hand_under_each_threshold_and_past_end_rule() {
+        // Grades 2, 0, 1, 1: three relevant from grade 1 -> 1/3, 1/3, 2/3, 1.
+        let l4 = ranked(&[2, 0, 1, 1], &cfg(Convention::Letor4));
+        assert_eq!(&l4.recall[..4], &[1.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0, 1.0]);
+        // Past the end: every relevant document seen (letor4), or 0 as P@k (letor3).
+        assert_eq!(l4.recall[9], 1.0);
+        assert_eq!(ranked(&[2, 0, 1, 1], &cfg(Convention::Letor3)).recall[4], 0.0);
+        // mslr: relevant from grade 2: only the first -> 1 from rank 1.
+        assert_eq!(ranked(&[2, 0, 1, 1], &cfg(Convention::Mslr)).recall[0], 1.0);
+        // 0/0 without a relevant document: the policy's value.
+        assert_eq!(ranked(&[0, 0], &cfg(Convention::Letor3)).recall[1], 0.0);
+        assert_eq!(ranked(&[0, 0], &EvalConfig::standard(NoRelevant::One)).recall[1], 1.0);
+        // Expected ties: grades 1, 0 tied at ranks 1-2, then 1: recall@1 = (1/2) / 2.
+        let c = EvalConfig { ties: crate::Ties::Expected, ..cfg(Convention::Letor4) };
+        let m = evaluate_query("q", &[1, 0, 1], &[2.0, 2.0, 1.0], &c, 2).unwrap();
+        assert_eq!(&m.recall[..3], &[0.25, 0.5, 1.0]);
+    }
+
+    #[test]
+    fn reciprocal_rank_by_hand_under_each_threshold() {
+        // Grades 0, 1, 2: the first relevant document is at rank 2 (from grade 1) or 3 (mslr).
+        assert_eq!(ranked(&[0, 1, 2], &cfg(Convention::Letor3)).reciprocal_rank, 0.5);
+        assert_eq!(ranked(&[0, 1, 2], &cfg(Convention::Mslr)).reciprocal_rank, 1.0 / 3.0);
+        let from_two = EvalConfig { relevant_from: 2, ..cfg(Convention::Standard) };
+        assert_eq!(ranked(&[0, 1, 2], &from_two).reciprocal_rank, 1.0 / 3.0);
+        // Pessimistic ties: a relevant and a non-relevant document tied at the top: rank 2.
+        let c = EvalConfig { ties: crate::Ties::Pessimistic, ..cfg(Convention::Letor3) };
+        assert_eq!(evaluate_query("q", &[1, 0], &[1.0, 1.0], &c, 2).unwrap().reciprocal_rank, 0.5);
+    }
+
+    #[test]
+    fn err_takes_its_highest_grade_from_the_config_or_the_data() {
+        // Grades 2, 0, 1 in ranked order, gmax 4 (the Yahoo! challenge's): stop probabilities
+        // R = (2^g - 1) / 16 = 3/16, 0, 1/16.
+        //   ERR@3 = 3/16 + (13/16)(1)(1/16)/3 = 3/16 + 13/768.
+        let yahoo = cfg(Convention::Standard)
+            .with_parts(&crate::ConventionParts { max_grade: Some(4), ..Default::default() });
+        assert_eq!(yahoo.label(), "standard (max_grade=4)");
+        let m = evaluate_query("q", &[2, 0, 1], &[3.0, 2.0, 1.0], &yahoo, 4).unwrap();
+        assert!((m.err[2] - (3.0 / 16.0 + 13.0 / 768.0)).abs() < 1e-15);
+        // standard sets none: the evaluated data's highest grade (2 here): R = 3/4, 0, 1/4.
+        //   ERR@3 = 3/4 + (1/4)(1/4)/3.
+        let e =
+            evaluate(&["q".into()], &[2, 0, 1], &[0, 3], None, &[3.0, 2.0, 1.0], &cfg(Convention::Standard))
+                .unwrap();
+        assert!((e.per_query[0].err[2] - (0.75 + 1.0 / 48.0)).abs() < 1e-15);
+        // A grade above gmax stops as gmax does: grade 4 under letor4 (gmax 2) -> R = 3/4.
+        assert_eq!(ranked(&[4], &cfg(Convention::Letor4)).err[0], 0.75);
+        assert!(EvalConfig { max_grade: Some(0), ..yahoo }.validate().is_err());
+    }
+
+    #[test]
     fn mean_ndcg_averages_over_the_query_length() {
         let c = cfg(Convention::Letor4);
         let m = ranked(&[0, 1], &c);
@@ -603,6 +724,11 @@ mod tests {
                     close(got.ndcg[k], mean(&|m| m.ndcg[k]), &format!("{c:?} ndcg@{}", k + 1));
                     close(got.precision[k], mean(&|m| m.precision[k]), &format!("{c:?} p@{}", k + 1));
                     close(got.err[k], mean(&|m| m.err[k]), &format!("{c:?} err@{}", k + 1));
+                    // DCG is not bounded by 1: relative to its size.
+                    let scale = got.dcg[k].abs().max(1.0);
+                    let what = format!("{c:?} dcg@{}", k + 1);
+                    close(got.dcg[k] / scale, mean(&|m| m.dcg[k]) / scale, &what);
+                    close(got.recall[k], mean(&|m| m.recall[k]), &format!("{c:?} recall@{}", k + 1));
                 }
                 close(got.average_precision, mean(&|m| m.average_precision), "ap");
                 close(got.reciprocal_rank, mean(&|m| m.reciprocal_rank), "rr");
@@ -625,8 +751,9 @@ mod tests {
                 for ties in crate::Ties::ALL {
                     let got = evaluate_query("q", &labels, &scores, &EvalConfig { ties, ..file }, 4).unwrap();
                     let bits = |m: &QueryMetrics| {
-                        let mut v: Vec<u64> =
-                            m.ndcg.iter().chain(&m.precision).chain(&m.err).map(|x| x.to_bits()).collect();
+                        let all =
+                            m.ndcg.iter().chain(&m.precision).chain(&m.err).chain(&m.dcg).chain(&m.recall);
+                        let mut v: Vec<u64> = all.map(|x| x.to_bits()).collect();
                         v.extend([m.average_precision, m.reciprocal_rank, m.mean_ndcg].map(f64::to_bits));
                         v
                     };

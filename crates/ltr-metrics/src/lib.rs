@@ -7,9 +7,11 @@
 //! |---|---|---|---|---|
 //! | gain | 2^l - 1 | 2^l - 1 | 2^l - 1 | 2^l - 1 |
 //! | discount at rank r | 1 for r <= 2, else 1/log2(r) | same | same | 1/log2(r + 1) |
-//! | NDCG@k, k > n | 0 | 0 | 0 | NDCG@n |
+//! | NDCG@k and DCG@k, k > n | 0 | 0 | 0 | NDCG@n, DCG@n |
 //! | P@k, k > n | 0 | relevant/k | relevant/k | relevant/k |
-//! | relevant (P, MAP, MRR) | l >= 1 | l >= 1 | l >= 2 | l >= 1 (configurable) |
+//! | recall@k, k > n | 0 | 1 | 1 | 1 |
+//! | relevant (P, recall, MAP, MRR) | l >= 1 | l >= 1 | l >= 2 | l >= 1 (configurable) |
+//! | ERR's gmax, stop probability (2^l - 1) / 2^gmax | 2 | 2 | 4 | the data's highest grade |
 //! | query with no relevant document | 0, counted | 0, counted | 0, counted | configurable: 0, 1 or skipped |
 //! | ties | file order | file order | file order | file order |
 //!
@@ -78,7 +80,7 @@ pub enum Error {
         docs: usize,
     },
     /// A metric name that does not parse.
-    #[error("unknown metric `{0}` (expected map, mrr, mean-ndcg, ndcg@K, p@K or err@K)")]
+    #[error("unknown metric `{0}` (expected map, mrr, mean-ndcg, ndcg@K, p@K, err@K, dcg@K or recall@K)")]
     UnknownMetric(String),
     /// A cut-off above [`MAX_K`].
     #[error("{what}: cut-off {k} is above the largest supported, {max}")]

@@ -8,7 +8,17 @@ use crate::eval::{QueryMetrics, QueryScratch, Summary, metrics_of_ranking, qid_o
 use crate::ties::tie_runs;
 use crate::{Error, Result};
 
-/// One metric. Written `map`, `mrr`, `mean-ndcg`, `ndcg@K`, `p@K` or `err@K`.
+/// One metric. Written `map`, `mrr` (or `rr`), `mean-ndcg`, `ndcg@K`, `p@K`, `err@K`, `dcg@K`
+/// or `recall@K`.
+///
+/// Every metric follows the config's parts where they apply: DCG@k and NDCG@k its gain and
+/// discount, and the NDCG past-end rule; P@k and recall@k its relevance threshold and the P@k
+/// past-end rule; AP, RR and recall@k the threshold; every metric the tie rule (the expected
+/// one in closed form, no sampling) and the no-relevant policy (DCG@k excepted: 0 is its
+/// value, not an undefined ratio). ERR@k stops at a document of grade `g` with probability
+/// `(2^g - 1) / 2^gmax` whatever the gain rule, `gmax` being the config's `max_grade` or, when
+/// it sets none, the evaluated data's highest grade; ERR@k past a list's end is ERR of the
+/// whole list (a reader who reaches the end stops there), under every convention.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Metric {
     /// Mean average precision.
@@ -21,8 +31,12 @@ pub enum Metric {
     Ndcg(usize),
     /// Precision at a cut-off.
     Precision(usize),
-    /// Expected reciprocal rank at a cut-off.
+    /// Expected reciprocal rank at a cut-off (Chapelle, Metzler, Zhang and Grinspan, CIKM 2009).
     Err(usize),
+    /// Discounted cumulative gain at a cut-off (not normalised).
+    Dcg(usize),
+    /// Recall at a cut-off.
+    Recall(usize),
 }
 
 impl Metric {
@@ -41,7 +55,7 @@ impl Metric {
     /// The cut-off, if any.
     pub fn cutoff(self) -> Option<usize> {
         match self {
-            Self::Ndcg(k) | Self::Precision(k) | Self::Err(k) => Some(k),
+            Self::Ndcg(k) | Self::Precision(k) | Self::Err(k) | Self::Dcg(k) | Self::Recall(k) => Some(k),
             _ => None,
         }
     }
@@ -56,6 +70,8 @@ impl Metric {
             Self::Ndcg(k) => q.ndcg.get(k.checked_sub(1)?).copied(),
             Self::Precision(k) => q.precision.get(k.checked_sub(1)?).copied(),
             Self::Err(k) => q.err.get(k.checked_sub(1)?).copied(),
+            Self::Dcg(k) => q.dcg.get(k.checked_sub(1)?).copied(),
+            Self::Recall(k) => q.recall.get(k.checked_sub(1)?).copied(),
         }
     }
 
@@ -68,6 +84,8 @@ impl Metric {
             Self::Ndcg(k) => s.ndcg.get(k.checked_sub(1)?).copied(),
             Self::Precision(k) => s.precision.get(k.checked_sub(1)?).copied(),
             Self::Err(k) => s.err.get(k.checked_sub(1)?).copied(),
+            Self::Dcg(k) => s.dcg.get(k.checked_sub(1)?).copied(),
+            Self::Recall(k) => s.recall.get(k.checked_sub(1)?).copied(),
         }
     }
 
@@ -210,6 +228,8 @@ impl std::fmt::Display for Metric {
             Self::Ndcg(k) => write!(f, "ndcg@{k}"),
             Self::Precision(k) => write!(f, "p@{k}"),
             Self::Err(k) => write!(f, "err@{k}"),
+            Self::Dcg(k) => write!(f, "dcg@{k}"),
+            Self::Recall(k) => write!(f, "recall@{k}"),
         }
     }
 }
@@ -221,7 +241,7 @@ impl std::str::FromStr for Metric {
         let bad = || Error::UnknownMetric(s.to_owned());
         match lower.as_str() {
             "map" => return Ok(Self::Map),
-            "mrr" => return Ok(Self::Mrr),
+            "mrr" | "rr" => return Ok(Self::Mrr),
             "mean-ndcg" | "meanndcg" => return Ok(Self::MeanNdcg),
             _ => {}
         }
@@ -237,6 +257,8 @@ impl std::str::FromStr for Metric {
             "ndcg" => Ok(Self::Ndcg(k)),
             "p" | "precision" => Ok(Self::Precision(k)),
             "err" => Ok(Self::Err(k)),
+            "dcg" => Ok(Self::Dcg(k)),
+            "recall" => Ok(Self::Recall(k)),
             _ => Err(bad()),
         }
     }
@@ -269,6 +291,8 @@ mod tests {
             Metric::Ndcg(10),
             Metric::Precision(3),
             Metric::Err(5),
+            Metric::Dcg(10),
+            Metric::Recall(3),
         ] {
             assert_eq!(m.to_string().parse::<Metric>().unwrap(), m);
         }
@@ -300,6 +324,10 @@ mod tests {
                     Metric::Precision(3),
                     Metric::Err(3),
                     Metric::Mrr,
+                    Metric::Dcg(3),
+                    Metric::Dcg(10),
+                    Metric::Recall(2),
+                    Metric::Recall(10),
                 ] {
                     let fast = m.query_value(
                         &labels[r.clone()],

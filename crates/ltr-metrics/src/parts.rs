@@ -150,9 +150,13 @@ pub struct ConventionParts {
     /// What a query without relevant documents scores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_relevant: Option<NoRelevant>,
-    /// The lowest relevant grade (P@k, MAP, RR).
+    /// The lowest relevant grade (P@k, recall@k, MAP, RR).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relevant_from: Option<Grade>,
+    /// ERR's highest grade `gmax`, of the stop probability `(2^g - 1) / 2^gmax` (the Yahoo!
+    /// challenge: 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_grade: Option<Grade>,
     /// How tied scores are ordered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ties: Option<Ties>,
@@ -174,6 +178,7 @@ impl ConventionParts {
             self.precision_past_end.map(|p| p.name().to_owned()),
             self.no_relevant.map(|n| n.name().to_owned()),
             self.relevant_from.map(|r| r.to_string()),
+            self.max_grade.map(|g| g.to_string()),
             self.ties.map(|t| t.name().to_owned()),
         ];
         Self::KEYS
@@ -185,6 +190,14 @@ impl ConventionParts {
     }
 
     /// The keys, in the order [`ConventionParts::describe`] lists them.
-    pub const KEYS: [&'static str; 7] =
-        ["gain", "discount", "ndcg_past_end", "precision_past_end", "no_relevant", "relevant_from", "ties"];
+    pub const KEYS: [&'static str; 8] = [
+        "gain",
+        "discount",
+        "ndcg_past_end",
+        "precision_past_end",
+        "no_relevant",
+        "relevant_from",
+        "max_grade",
+        "ties",
+    ];
 }

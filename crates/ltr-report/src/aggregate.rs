@@ -22,8 +22,8 @@ use crate::ReportError;
 pub const METRICS: [Metric; 8] = Metric::REPORT;
 
 /// The metric columns of the per-query frame: the tables' and every NDCG@k up to 10 (for the
-/// NDCG@k plot), NDCG first.
-pub const FRAME_METRICS: [Metric; 14] = [
+/// NDCG@k plot), NDCG first, then the further metrics ([`crate::further::FURTHER_METRICS`]).
+pub const FRAME_METRICS: [Metric; 18] = [
     Metric::Ndcg(1),
     Metric::Ndcg(2),
     Metric::Ndcg(3),
@@ -38,6 +38,10 @@ pub const FRAME_METRICS: [Metric; 14] = [
     Metric::Precision(3),
     Metric::Precision(10),
     Metric::Map,
+    Metric::Err(10),
+    Metric::Dcg(10),
+    Metric::Recall(10),
+    Metric::Mrr,
 ];
 
 /// One fold of one algorithm on one dataset.

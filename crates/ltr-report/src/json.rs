@@ -54,6 +54,9 @@ pub struct ReportJson<'a> {
     pub top_features: &'a [crate::TopFeatureRow],
     /// The published numbers of the collection.
     pub published: Vec<&'a PublishedRow>,
+    /// Per dataset and algorithm: ERR@10, DCG@10, recall@10 and MRR over folds
+    /// ([`crate::further`]).
+    pub further_metrics: Vec<crate::further::FurtherRow>,
     /// Cells that failed.
     pub failed: &'a [FailedCell],
     /// Expected cells missing from the store (a partial report; absent when complete).
@@ -270,6 +273,7 @@ pub(crate) fn document<'a>(
         model_statistics: crate::model_stat_rows(input),
         top_features: &input.top_features,
         published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
+        further_metrics: crate::further::rows(input),
         failed: &input.run.failed,
         missing: &input.missing,
         significance: None,

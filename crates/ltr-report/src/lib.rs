@@ -26,6 +26,7 @@
 pub mod aggregate;
 pub mod check;
 pub mod digest;
+pub mod further;
 pub mod json;
 mod markdown;
 pub mod per_query;

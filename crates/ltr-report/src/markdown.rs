@@ -38,5 +38,7 @@ pub(crate) fn header_label(metric: Metric) -> String {
         Metric::Ndcg(k) => format!("NDCG@{k}"),
         Metric::Precision(k) => format!("P@{k}"),
         Metric::Err(k) => format!("ERR@{k}"),
+        Metric::Dcg(k) => format!("DCG@{k}"),
+        Metric::Recall(k) => format!("Recall@{k}"),
     }
 }

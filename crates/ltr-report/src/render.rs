@@ -325,6 +325,7 @@ pub(crate) fn markdown(
 
     // Per dataset.
     let cells = ordered_cells(input);
+    let further = crate::further::rows(input);
     for d in &spec.datasets {
         let here: Vec<&Aggregate> = aggs.iter().filter(|a| &a.dataset == d).collect();
         let expected_here = spec.algorithms.iter().any(|a| input.expected_folds(d, &a.label) > 0);
@@ -409,6 +410,7 @@ pub(crate) fn markdown(
         md += &strata.map(|s| s.section(d)).unwrap_or_default();
         md += &model_stats_table(input, d);
         md += &top_features_table(input, d);
+        md += &further_table(&further, d);
         md += &crate::sensitivity::dataset_section(sensitivity, d);
 
         md += &published_table(input, d, &here).unwrap_or_default();
@@ -647,4 +649,34 @@ pub fn varied_params(points: Vec<serde_json::Value>) -> Vec<String> {
         .filter(|k| points.iter().any(|p| p.get(k.as_str()) != first.get(k.as_str())))
         .cloned()
         .collect()
+}
+
+/// The further-metrics table of dataset `d` (empty when it has no cell).
+fn further_table(rows: &[crate::further::FurtherRow], d: &str) -> String {
+    let here: Vec<&crate::further::FurtherRow> = rows.iter().filter(|r| r.dataset == d).collect();
+    let Some(first) = here.first() else {
+        return String::new();
+    };
+    let gmax = match first.err_max_grade {
+        Some(g) => format!("gmax = {g}"),
+        None => "gmax the highest grade of each test split".into(),
+    };
+    let mut header = vec!["Algorithm".to_owned()];
+    header.extend(crate::further::FURTHER_METRICS.map(header_label));
+    let body = here
+        .iter()
+        .map(|r| {
+            let mut row = vec![escape_markdown(&r.algorithm)];
+            row.extend(crate::further::FURTHER_METRICS.map(|m| {
+                let at = |v: &crate::MetricValues| v.get(m).unwrap_or(f64::NAN);
+                format!("{}{}", fmt4(at(&r.mean)), spread(r.folds, fmt4(at(&r.std))))
+            }));
+            row
+        })
+        .collect();
+    format!(
+        "Further metrics (mean ± standard deviation over folds, same convention; ERR's stop \
+         probability (2^g - 1) / 2^gmax, {gmax}; DCG@10 not divided by the ideal DCG):\n\n{}\n",
+        table(header, body)
+    )
 }

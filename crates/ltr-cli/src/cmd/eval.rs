@@ -7,7 +7,9 @@ use anyhow::Context;
 use ltr_format::scores::read_scores_for;
 use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::official::{Digits, render};
-use ltr_metrics::{Convention, ConventionParts, EvalConfig, NoRelevant, Ties, evaluate_dataset};
+use ltr_metrics::{
+    Convention, ConventionParts, EvalConfig, Evaluation, Metric, NoRelevant, Ties, evaluate_dataset,
+};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -61,9 +63,20 @@ pub struct Args {
     /// P@k of a list shorter than k: zero (Eval-Score-3.0.pl) or over-k (relevant documents over k).
     #[arg(long, value_parser = ["zero", "over-k"])]
     precision_past_end: Option<String>,
-    /// The lowest grade that counts as relevant for P@k, MAP and MRR (default: the convention's).
+    /// The lowest grade that counts as relevant for P@k, recall@k, MAP and MRR (default: the
+    /// convention's).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..))]
     relevant_from: Option<u8>,
+    /// ERR's highest grade gmax, of its stop probability (2^g - 1) / 2^gmax (default: 2 for
+    /// letor3 and letor4, 4 for mslr, the file's highest grade for standard; the Yahoo!
+    /// challenge used 4).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..))]
+    max_grade: Option<u8>,
+    /// Also print these metrics, comma-separated (err@K, dcg@K, recall@K, rr, ndcg@K, p@K, map,
+    /// mean-ndcg): a table after the script's layout (text), or a `metrics` object (json). Not
+    /// with --format official, whose output is the script's alone.
+    #[arg(long, value_delimiter = ',')]
+    metrics: Vec<Metric>,
 }
 
 /// `--no-relevant` values.
@@ -107,6 +120,7 @@ impl Args {
                 NoRelevantArg::Skip => NoRelevant::Skip,
             }),
             relevant_from: self.relevant_from,
+            max_grade: self.max_grade,
             ties: self.ties.map(|t| match t {
                 TiesArg::File => Ties::File,
                 TiesArg::Pessimistic => Ties::Pessimistic,
@@ -128,6 +142,9 @@ impl Args {
 /// Runs `ltr eval`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cfg = args.config()?;
+    if args.format == Format::Official && !args.metrics.is_empty() {
+        anyhow::bail!("--metrics adds lines the official script does not print: use --format text or json");
+    }
     if !cfg.departures().is_empty() {
         eprintln!(
             "note: evaluating under {}: not the numbers of the convention's official script",
@@ -139,19 +156,60 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .dataset;
     let scores = read_scores_for(&args.score_file, &data, &args.feature_file.display().to_string())?;
     let eval = evaluate_dataset(&data, &scores, &cfg)?;
+    // ERR's gmax when the config sets none: the file's highest grade, as the evaluation took it.
+    let gmax = cfg.max_grade.unwrap_or_else(|| data.labels().iter().copied().max().unwrap_or(1));
+    // Cut-offs beyond the layout's max_k are evaluated apart, so the layout stays the script's.
+    let wide = args.metrics.iter().fold(cfg, |c, m| m.config(&c));
+    let extra = if wide.max_k > cfg.max_k { Some(evaluate_dataset(&data, &scores, &wide)?) } else { None };
+    let extra = extra.as_ref().unwrap_or(&eval);
     let text = match args.format {
-        Format::Text => render(&eval, args.per_query, Digits::Full),
+        Format::Text => {
+            render(&eval, args.per_query, Digits::Full)
+                + &metrics_table(extra, &args.metrics, args.per_query, gmax)
+        }
         Format::Official => render(&eval, args.per_query, Digits::Script),
         Format::Json => {
             let mut v = serde_json::to_value(&eval)?;
-            if !args.per_query
-                && let Some(obj) = v.as_object_mut()
-            {
-                obj.remove("per_query");
+            if let Some(obj) = v.as_object_mut() {
+                if !args.per_query {
+                    obj.remove("per_query");
+                }
+                obj.insert("err_max_grade".into(), gmax.into());
+                if !args.metrics.is_empty() {
+                    let means =
+                        args.metrics.iter().map(|m| (m.to_string(), m.of_summary(&extra.summary).into()));
+                    obj.insert("metrics".into(), serde_json::Value::Object(means.collect()));
+                }
             }
             serde_json::to_string_pretty(&v)? + "\n"
         }
     };
     crate::write_stdout(text.as_bytes());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The metrics asked for by `--metrics`, as a tab-separated table after the script's layout:
+/// a header naming the convention and ERR's gmax, one row per query in file order (with
+/// `--per-query`; a query left out of the means is marked), then the means.
+fn metrics_table(eval: &Evaluation, metrics: &[Metric], per_query: bool, gmax: u8) -> String {
+    if metrics.is_empty() {
+        return String::new();
+    }
+    let cells = |f: &dyn Fn(Metric) -> Option<f64>| {
+        metrics
+            .iter()
+            .map(|&m| f(m).map_or_else(|| "\t-".to_owned(), |x| format!("\t{x}")))
+            .collect::<String>()
+    };
+    let mut out = format!("\n{} (ERR's gmax {gmax}):\nquery", eval.config.label());
+    out += &metrics.iter().map(|m| format!("\t{m}")).collect::<String>();
+    out.push('\n');
+    if per_query {
+        for q in &eval.per_query {
+            let mark = if q.counted { "" } else { " (not counted)" };
+            out += &format!("{}{mark}{}\n", q.qid, cells(&|m| m.of_query(q)));
+        }
+    }
+    out += &format!("mean{}\n", cells(&|m| m.of_summary(&eval.summary)));
+    out
 }
