@@ -22,6 +22,7 @@
 pub mod aggregate;
 pub mod check;
 pub mod digest;
+pub mod identical;
 pub mod json;
 mod markdown;
 pub mod per_query;
@@ -155,6 +156,9 @@ pub struct ReportInput {
     /// The most important features of the algorithms in [`TOP_FEATURE_ALGORITHMS`], per
     /// dataset ([`ReportInput::from_store`] reads them from the stored models).
     pub top_features: Vec<TopFeatureRow>,
+    /// Cells of one fold with the same test ranking, or one feature's
+    /// ([`identical::from_store`]).
+    pub identical: Vec<identical::IdenticalRanking>,
 }
 
 /// The algorithms whose most important features the report lists: one tree ensemble and one
@@ -287,6 +291,7 @@ impl ReportInput {
             }
         }
         let top_features = top_feature_rows(store, &cells)?;
+        let identical = identical::from_store(&spec, &run, store, &cells);
         Ok(Self {
             spec,
             run,
@@ -301,6 +306,7 @@ impl ReportInput {
             code_version,
             written_by: "ltr report".to_owned(),
             top_features,
+            identical,
         })
     }
 
@@ -619,6 +625,7 @@ mod tests {
             code_version: "v".into(),
             written_by: "ltr report".into(),
             top_features: Vec::new(),
+            identical: Vec::new(),
         }
     }
 
