@@ -125,7 +125,9 @@ impl BestFeature {
     fn candidates(&self, n_features: usize) -> Vec<BestFeatureModel> {
         let signs: &[bool] = if self.params.negated { &[false, true] } else { &[false] };
         (0..n_features)
-            .flat_map(|feature| signs.iter().map(move |&negated| BestFeatureModel { n_features, feature, negated }))
+            .flat_map(|feature| {
+                signs.iter().map(move |&negated| BestFeatureModel { n_features, feature, negated })
+            })
             .collect()
     }
 
@@ -175,7 +177,12 @@ impl Learner for BestFeature {
     type Model = BestFeatureModel;
 
     /// Deterministic: `rng` is not used.
-    fn fit(&self, train: &Dataset, valid: Option<&Validation<'_>>, _rng: &mut Rng) -> Result<BestFeatureModel> {
+    fn fit(
+        &self,
+        train: &Dataset,
+        valid: Option<&Validation<'_>>,
+        _rng: &mut Rng,
+    ) -> Result<BestFeatureModel> {
         Ok(self.fit_selection(train, valid)?.model)
     }
 }
@@ -254,7 +261,8 @@ mod tests {
         let vali = dataset(2, &[(&[1, 0], &[[1.0f32, 0.0], [0.0, 1.0]])]);
         let crit = map();
         let learner = BestFeatureParams { negated: false }.validate().unwrap();
-        let on_vali = learner.fit(&train, Some(&Validation { data: &vali, measure: &crit }), &mut Rng::new(0));
+        let on_vali =
+            learner.fit(&train, Some(&Validation { data: &vali, measure: &crit }), &mut Rng::new(0));
         assert_eq!(on_vali.unwrap().feature, 0);
         assert_eq!(learner.fit(&train, None, &mut Rng::new(0)).unwrap().feature, 1);
     }
@@ -276,10 +284,11 @@ mod tests {
         let narrow = dataset(1, &[(&[1, 0], &[[0.0f32], [1.0]])]);
         let crit = map();
         let wide = two_queries();
-        let e = BestFeatureParams::default()
-            .validate()
-            .unwrap()
-            .fit(&wide, Some(&Validation { data: &narrow, measure: &crit }), &mut Rng::new(0));
+        let e = BestFeatureParams::default().validate().unwrap().fit(
+            &wide,
+            Some(&Validation { data: &narrow, measure: &crit }),
+            &mut Rng::new(0),
+        );
         assert!(e.is_err());
         let readme = include_str!("../README.md");
         ltr_core::check_table::<BestFeatureParams>().unwrap();

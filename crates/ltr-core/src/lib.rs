@@ -49,6 +49,5 @@ pub use seed::{Rng, derive_seed, derive_seed_from_values};
 pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
 pub use traits::{
     FeatureWeights, Learner, Measure, ModelSize, Params, Ranker, TreeSplits, Validation, check_feature,
-    check_scoring,
-    check_width,
+    check_scoring, check_width,
 };

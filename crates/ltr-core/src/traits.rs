@@ -232,6 +232,9 @@ mod tests {
         ]);
         assert_eq!(ModelSize::of_weights(&trees), ModelSize { features: Some(2), stages: Some(2) });
         assert_eq!(ModelSize::of_weights(&FeatureWeights::Undefined("none")), ModelSize::default());
-        assert_eq!(ModelSize::of_marked(&[true, false, true], 7), ModelSize { features: Some(2), stages: Some(7) });
+        assert_eq!(
+            ModelSize::of_marked(&[true, false, true], 7),
+            ModelSize { features: Some(2), stages: Some(7) }
+        );
     }
 }

@@ -132,7 +132,11 @@ fn ranks_like_feature(test: &Dataset, ranking: &[u32], f: usize, negated: bool) 
 /// each cell's stored test scores (`None`: not readable, left out) and, when read, the fold's
 /// test split. A group is listed when it holds two or more cells, or when its ranking is one
 /// feature's (a group of best-feature cells alone is not: it ranks by a feature by design).
-pub fn find(cells: &[&CellRecord], scores: &[Option<Vec<f64>>], test: Option<&Dataset>) -> Vec<IdenticalRanking> {
+pub fn find(
+    cells: &[&CellRecord],
+    scores: &[Option<Vec<f64>>],
+    test: Option<&Dataset>,
+) -> Vec<IdenticalRanking> {
     let mut groups: Vec<(Vec<u32>, Vec<&CellRecord>)> = Vec::new();
     for (cell, s) in cells.iter().zip(scores) {
         let sizes: Vec<usize> = cell.per_query.iter().map(|q| q.n_docs).collect();
@@ -176,7 +180,12 @@ pub fn find(cells: &[&CellRecord], scores: &[Option<Vec<f64>>], test: Option<&Da
 /// folds' test files found through the run record. What cannot be read is left out, with a
 /// warning: a cell whose scores are unreadable, the features of a fold whose test file is not
 /// found.
-pub fn from_store(spec: &ExperimentSpec, run: &RunRecord, store: &ResultStore, cells: &[CellRecord]) -> Vec<IdenticalRanking> {
+pub fn from_store(
+    spec: &ExperimentSpec,
+    run: &RunRecord,
+    store: &ResultStore,
+    cells: &[CellRecord],
+) -> Vec<IdenticalRanking> {
     let mut folds: Vec<(&str, u32)> = Vec::new();
     for c in cells {
         if !folds.contains(&(c.dataset.as_str(), c.fold)) {
@@ -186,7 +195,8 @@ pub fn from_store(spec: &ExperimentSpec, run: &RunRecord, store: &ResultStore, c
     folds.sort_by_key(|&(d, f)| (spec.datasets.iter().position(|x| x == d).unwrap_or(usize::MAX), f));
     let mut out = Vec::new();
     for (dataset, fold) in folds {
-        let here: Vec<&CellRecord> = cells.iter().filter(|c| c.dataset == dataset && c.fold == fold).collect();
+        let here: Vec<&CellRecord> =
+            cells.iter().filter(|c| c.dataset == dataset && c.fold == fold).collect();
         let scores: Vec<Option<Vec<f64>>> = here
             .iter()
             .map(|c| {
@@ -229,7 +239,8 @@ pub(crate) fn markdown(input: &ReportInput, d: &str) -> String {
     for r in here {
         let mut line = format!("- Fold {}: {}", r.fold, crate::render::escaped_list(&r.algorithms));
         if !r.features.is_empty() {
-            let mut names: Vec<String> = r.features.iter().take(FEATURES_SHOWN).map(ToString::to_string).collect();
+            let mut names: Vec<String> =
+                r.features.iter().take(FEATURES_SHOWN).map(ToString::to_string).collect();
             if r.features.len() > FEATURES_SHOWN {
                 names.push(format!("{} more", r.features.len() - FEATURES_SHOWN));
             }
@@ -240,7 +251,9 @@ pub(crate) fn markdown(input: &ReportInput, d: &str) -> String {
         let cells: Vec<&CellRecord> = r
             .algorithms
             .iter()
-            .filter_map(|a| input.cells.iter().find(|c| c.dataset == r.dataset && c.fold == r.fold && &c.label == a))
+            .filter_map(|a| {
+                input.cells.iter().find(|c| c.dataset == r.dataset && c.fold == r.fold && &c.label == a)
+            })
             .collect();
         let margins: Vec<String> = r
             .margins
@@ -249,9 +262,16 @@ pub(crate) fn markdown(input: &ReportInput, d: &str) -> String {
             .map(|(m, c)| {
                 let what = match (m.margin, m.runner_up.and_then(|i| c.grid.get(i))) {
                     (Some(x), Some(other)) => {
-                        format!("{x:+.4} over {}", differing_params(c.grid.get(c.chosen), other))
+                        let other = differing_params(c.grid.get(c.chosen), other);
+                        if x == 0.0 {
+                            format!("tied with {other} (the first grid point wins a tie)")
+                        } else if x.abs() < 1e-3 {
+                            format!("{x:+.1e} over {other}")
+                        } else {
+                            format!("{x:+.4} over {other}")
+                        }
                     }
-                    _ => "one setting".to_owned(),
+                    _ => "one grid point".to_owned(),
                 };
                 format!("{} {} {:.4}, {what}", escape_markdown(&m.algorithm), c.validation.metric, m.chosen)
             })
@@ -263,7 +283,10 @@ pub(crate) fn markdown(input: &ReportInput, d: &str) -> String {
 
 /// The parameters of `other` that differ from those of `chosen`, as `key=value` (`-` when
 /// none differ).
-fn differing_params(chosen: Option<&ltr_runner::store::GridPoint>, other: &ltr_runner::store::GridPoint) -> String {
+fn differing_params(
+    chosen: Option<&ltr_runner::store::GridPoint>,
+    other: &ltr_runner::store::GridPoint,
+) -> String {
     let mine = chosen.map(|g| g.config.params_json()).unwrap_or_default();
     let theirs = other.config.params_json();
     let Some(theirs) = theirs.as_object() else { return "-".into() };
@@ -273,4 +296,112 @@ fn differing_params(chosen: Option<&ltr_runner::store::GridPoint>, other: &ltr_r
         .map(|(k, v)| escape_markdown(&format!("{k}={v}")))
         .collect();
     if shown.is_empty() { "-".into() } else { shown.join(", ") }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use ltr_runner::store::GridPoint;
+
+    use super::*;
+    use crate::tests::cell;
+
+    /// Two queries of 3 and 2 documents (the test helper's), four features:
+    /// f1 = [5, 1, 3 | 1, 2] orders them (0, 2, 1 | 1, 0); f2 is constant (file order);
+    /// f3 = [0, 9, 5 | 7, 8] orders them (1, 2, 0 | 1, 0); f4 = [2, 2, 1 | 4, 4] ties: (0, 1, 2 |
+    /// 0, 1), and negated (2, 0, 1 | 0, 1), the tied documents still in file order.
+    fn test_split() -> Dataset {
+        let features = vec![
+            5.0, 1.0, 0.0, 2.0, //
+            1.0, 1.0, 9.0, 2.0, //
+            3.0, 1.0, 5.0, 1.0, //
+            1.0, 1.0, 7.0, 4.0, //
+            2.0, 1.0, 8.0, 4.0,
+        ];
+        Dataset::from_parts(
+            4,
+            features,
+            vec![2, 0, 1, 0, 1],
+            vec![0, 3, 5],
+            vec!["q1".into(), "q2".into()],
+            None,
+        )
+        .unwrap()
+    }
+
+    fn feature(feature: usize, negated: bool) -> SameAsFeature {
+        SameAsFeature { feature, negated }
+    }
+
+    #[test]
+    fn cells_with_the_same_rankings_are_grouped_and_matched_with_features() {
+        let a = cell("a", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]);
+        // Other scores, the same ranking.
+        let b = cell("b", 1, &[3.0, 1.0, 2.0, 0.0, 1.0]);
+        let c = cell("c", 1, &[0.1, 0.9, 0.5, 0.2, 0.3]);
+        // Ties ranked in file order: (2, 0, 1 | 0, 1), as -f4.
+        let d = cell("d", 1, &[1.0, 1.0, 2.0, 0.0, 0.0]);
+        let e = cell("e", 1, &[0.3, 0.2, 0.1, 0.9, 0.8]);
+        let cells = [&a, &b, &c, &d, &e];
+        let scores: Vec<Option<Vec<f64>>> = [
+            vec![0.9, 0.1, 0.5, 0.2, 0.3],
+            vec![3.0, 1.0, 2.0, 0.0, 1.0],
+            vec![0.1, 0.9, 0.5, 0.2, 0.3],
+            vec![1.0, 1.0, 2.0, 0.0, 0.0],
+            vec![0.3, 0.2, 0.1, 0.9, 0.8],
+        ]
+        .into_iter()
+        .map(Some)
+        .collect();
+        let test = test_split();
+        let found = find(&cells, &scores, Some(&test));
+        let summary: Vec<(Vec<String>, Vec<SameAsFeature>)> =
+            found.iter().map(|r| (r.algorithms.clone(), r.features.clone())).collect();
+        // e ranks (0, 1, 2 | 0, 1): file order, as the constant f2 (both signs) and f4 do.
+        assert_eq!(
+            summary,
+            vec![
+                (vec!["a".to_owned(), "b".to_owned()], vec![feature(1, false)]),
+                (vec!["c".to_owned()], vec![feature(3, false)]),
+                (vec!["d".to_owned()], vec![feature(4, true)]),
+                (vec!["e".to_owned()], vec![feature(2, false), feature(2, true), feature(4, false)]),
+            ]
+        );
+        assert!(found.iter().all(|r| r.features_compared && r.fold == 1 && r.dataset == "D"));
+        // Without the test data only the pair is named.
+        let found = find(&cells, &scores, None);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].algorithms.len(), found[0].features_compared), (2, false));
+        // Unreadable scores leave the cell out.
+        let mut missing = scores.clone();
+        missing[1] = None;
+        assert!(find(&cells, &missing, None).is_empty());
+    }
+
+    #[test]
+    fn a_best_feature_cell_alone_is_not_named_and_margins_come_from_the_grid() {
+        let mut bf = cell("best-feature", 2, &[0.9, 0.1, 0.5, 0.2, 0.3]);
+        bf.algorithm = BEST_FEATURE.into();
+        let scores = vec![Some(vec![0.9, 0.1, 0.5, 0.2, 0.3])];
+        let test = test_split();
+        assert!(find(&[&bf], &scores, Some(&test)).is_empty());
+        let mut a = cell("a", 2, &[0.9, 0.1, 0.5, 0.2, 0.3]);
+        let config = a.grid[0].config.clone();
+        a.grid = vec![
+            GridPoint { config: config.clone(), vali: 0.4999, error: None },
+            GridPoint { config: config.clone(), vali: 0.5, error: None },
+            GridPoint { config: config.clone(), vali: 0.7, error: Some("failed".into()) },
+            GridPoint { config, vali: f64::NAN, error: None },
+        ];
+        a.chosen = 1;
+        let found = find(&[&a, &bf], &[scores[0].clone(), scores[0].clone()], Some(&test));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].algorithms, vec!["a".to_owned(), "best-feature".to_owned()]);
+        let m = &found[0].margins[0];
+        assert_eq!((m.chosen, m.runner_up, m.runner_up_value), (0.5, Some(0), Some(0.4999)));
+        assert!((m.margin.unwrap() - 1e-4).abs() < 1e-15);
+        // A one-point grid has no runner-up.
+        let one = &found[0].margins[1];
+        assert_eq!((one.chosen, one.runner_up, one.margin), (0.5, None, None));
+    }
 }

@@ -511,7 +511,7 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)]
     use ltr_metrics::{Criterion, EvalConfig, Metric};
     use ltr_runner::store::{FORMAT, GridPoint};
@@ -520,7 +520,7 @@ mod tests {
     use super::*;
 
     /// A cell of two queries evaluated for real, so its summary and per-query rows agree.
-    fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
+    pub(crate) fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
         let cfg = EvalConfig::official(Convention::Letor3);
         let qids = vec!["q1".to_string(), "q2".to_string()];
         let eval = ltr_metrics::evaluate(&qids, &[2, 0, 1, 0, 1], &[0, 3, 5], None, scores, &cfg).unwrap();

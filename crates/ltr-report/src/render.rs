@@ -559,7 +559,10 @@ fn model_size_table(input: &ReportInput, d: &str) -> String {
         "Model size (mean ± standard deviation over folds of the selected models: the distinct \
          features a model reads, and the rounds, stages or trees it kept; - where the model has \
          no such count):\n\n{}\n",
-        table(["Algorithm", "Features used", "Rounds / stages kept", "Folds"].map(String::from).to_vec(), rows)
+        table(
+            ["Algorithm", "Features used", "Rounds / stages kept", "Folds"].map(String::from).to_vec(),
+            rows
+        )
     )
 }
 
