@@ -237,7 +237,11 @@ pub(crate) fn markdown(input: &ReportInput, d: &str) -> String {
          point's):\n\n",
     );
     for r in here {
-        let mut line = format!("- Fold {}: {}", r.fold, crate::render::escaped_list(&r.algorithms));
+        let mut line = format!(
+            "- Fold {}: {}",
+            r.fold,
+            r.algorithms.iter().map(|a| escape_markdown(a)).collect::<Vec<_>>().join(", ")
+        );
         if !r.features.is_empty() {
             let mut names: Vec<String> =
                 r.features.iter().take(FEATURES_SHOWN).map(ToString::to_string).collect();

@@ -33,7 +33,7 @@ fn code(s: &str) -> String {
 }
 
 /// Escaped names joined with `, `.
-pub(crate) fn escaped_list<S: AsRef<str>>(names: &[S]) -> String {
+fn escaped_list<S: AsRef<str>>(names: &[S]) -> String {
     names.iter().map(|n| escape_markdown(n.as_ref())).collect::<Vec<_>>().join(", ")
 }
 
