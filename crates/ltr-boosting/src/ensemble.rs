@@ -25,6 +25,11 @@ pub trait WeakRanker:
         let _ = (alpha, weights);
         Err("its weak rankers are not linear functions of the features")
     }
+
+    /// Sets `used[f]` for every feature `f` whose value can change its score (`used` has one
+    /// flag per feature of the model; a feature past its end is ignored), so that a model of
+    /// such weak rankers can say how many features it reads ([`Ranker::model_size`]).
+    fn mark_features(&self, used: &mut [bool]);
 }
 
 /// One boosting round: a weak ranker and its weight.
@@ -114,5 +119,14 @@ impl<W: WeakRanker> Ranker for Ensemble<W> {
             }
         }
         ltr_core::FeatureWeights::Linear(w)
+    }
+
+    /// The distinct features its rounds read, and the number of rounds kept.
+    fn model_size(&self) -> ltr_core::ModelSize {
+        let mut used = vec![false; self.n_features];
+        for r in &self.rounds {
+            r.weak.mark_features(&mut used);
+        }
+        ltr_core::ModelSize::of_marked(&used, self.rounds.len())
     }
 }

@@ -39,6 +39,12 @@ impl WeakRanker for FeatureRanker {
         }
         Ok(())
     }
+
+    fn mark_features(&self, used: &mut [bool]) {
+        if let Some(u) = used.get_mut(self.feature) {
+            *u = true;
+        }
+    }
 }
 
 /// Every feature of a dataset as a candidate (and, with `negated`, every sign-flipped one

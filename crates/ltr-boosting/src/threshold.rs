@@ -34,6 +34,12 @@ impl WeakRanker for ThresholdRanker {
     fn add_weights(&self, _: f64, _: &mut [f64]) -> std::result::Result<(), &'static str> {
         Err("a sum of threshold functions, neither trees with split gains nor a linear function")
     }
+
+    fn mark_features(&self, used: &mut [bool]) {
+        if let Some(u) = used.get_mut(self.feature) {
+            *u = true;
+        }
+    }
 }
 
 /// Where the candidate cut points of a feature lie.

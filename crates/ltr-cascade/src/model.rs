@@ -180,6 +180,15 @@ impl<W: WeakRanker> Ranker for Cascade<W> {
             "a cascade of pruning stages, not a linear function of the features",
         )
     }
+
+    /// The distinct features its stages read, and the number of stages.
+    fn model_size(&self) -> ltr_core::ModelSize {
+        let mut used = vec![false; self.n_features];
+        for s in &self.stages {
+            s.weak.mark_features(&mut used);
+        }
+        ltr_core::ModelSize::of_marked(&used, self.stages.len())
+    }
 }
 
 /// One query's place in a running cascade.

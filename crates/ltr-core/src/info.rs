@@ -23,6 +23,8 @@ pub enum Family {
     /// Bayesian decision methods: a probability model of rankings and the expected loss
     /// (Bayes risk) of its decisions.
     Bayes,
+    /// Baselines that learn no combination of features: the best single feature.
+    Baseline,
 }
 
 impl std::fmt::Display for Family {
@@ -35,6 +37,7 @@ impl std::fmt::Display for Family {
             Self::Ann => "ANN",
             Self::Evolutionary => "Evolutionary",
             Self::Bayes => "Bayes",
+            Self::Baseline => "Baseline",
         })
     }
 }

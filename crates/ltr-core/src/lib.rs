@@ -48,6 +48,6 @@ pub use params::{ReadmeRow, check_readme, check_table, param_info, readme_rows};
 pub use seed::{Rng, derive_seed, derive_seed_from_values};
 pub use select::{BestCheckpoint, Checkpoint, improves, select_best};
 pub use traits::{
-    FeatureWeights, Learner, Measure, Params, Ranker, TreeSplits, Validation, check_feature, check_scoring,
-    check_width,
+    FeatureWeights, Learner, Measure, ModelSize, Params, Ranker, TreeSplits, Validation, check_feature,
+    check_scoring, check_width,
 };

@@ -117,6 +117,49 @@ pub trait Ranker: Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send 
     fn feature_weights(&self) -> FeatureWeights<'_> {
         FeatureWeights::Undefined("no feature importance is defined for this model")
     }
+
+    /// How many features the model reads and how many rounds, stages or trees it kept. The
+    /// default reads it off [`Ranker::feature_weights`]: the nonzero weights of a linear model;
+    /// the distinct split features and the number of trees of a tree ensemble; nothing for a
+    /// model without feature weights. Models made of rounds say more.
+    fn model_size(&self) -> ModelSize {
+        ModelSize::of_weights(&self.feature_weights())
+    }
+}
+
+/// The size of a fitted model ([`Ranker::model_size`]): what a reader needs to tell a model
+/// that ranks by one feature, or kept a single round, from a rich one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModelSize {
+    /// Distinct features whose values can change a score (`None`: not known for the model).
+    pub features: Option<usize>,
+    /// Rounds, stages or trees kept (`None`: the model is not made of such parts).
+    pub stages: Option<usize>,
+}
+
+impl ModelSize {
+    /// The size [`FeatureWeights`] show: nonzero linear weights, or the distinct split
+    /// features and the number of trees.
+    pub fn of_weights(weights: &FeatureWeights<'_>) -> Self {
+        match weights {
+            FeatureWeights::Linear(w) => {
+                Self { features: Some(w.iter().filter(|&&x| x != 0.0).count()), stages: None }
+            }
+            FeatureWeights::Trees(trees) => {
+                let mut used: Vec<u32> = trees.iter().flat_map(|t| t.features.iter().copied()).collect();
+                used.sort_unstable();
+                used.dedup();
+                Self { features: Some(used.len()), stages: Some(trees.len()) }
+            }
+            FeatureWeights::Undefined(_) => Self::default(),
+        }
+    }
+
+    /// The number of flags set in `used` (one per feature), with `stages` parts: the size of a
+    /// model whose parts marked the features they read.
+    pub fn of_marked(used: &[bool], stages: usize) -> Self {
+        Self { features: Some(used.iter().filter(|&&u| u).count()), stages: Some(stages) }
+    }
 }
 
 /// What a model's feature importance is computed from ([`Ranker::feature_weights`]).
@@ -172,4 +215,26 @@ pub fn check_scoring(n_features: usize, data: &Dataset, out: &[f64]) -> Result<(
         return Err(Error::ScoreBuffer { expected: data.n_docs(), found: out.len() });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_sizes_read_off_feature_weights() {
+        let linear = FeatureWeights::Linear(vec![0.0, 1.5, 0.0, -2.0]);
+        assert_eq!(ModelSize::of_weights(&linear), ModelSize { features: Some(2), stages: None });
+        // Two trees splitting on features {3, 1} and {1}: two distinct features, two trees.
+        let trees = FeatureWeights::Trees(vec![
+            TreeSplits { features: &[3, 1], gains: &[1.0, 0.5] },
+            TreeSplits { features: &[1], gains: &[0.2] },
+        ]);
+        assert_eq!(ModelSize::of_weights(&trees), ModelSize { features: Some(2), stages: Some(2) });
+        assert_eq!(ModelSize::of_weights(&FeatureWeights::Undefined("none")), ModelSize::default());
+        assert_eq!(
+            ModelSize::of_marked(&[true, false, true], 7),
+            ModelSize { features: Some(2), stages: Some(7) }
+        );
+    }
 }

@@ -114,14 +114,27 @@ pub struct CellOutcome {
     pub model_stats: BTreeMap<String, f64>,
 }
 
+/// The model statistic counting the distinct features a model reads ([`model_statistics`]).
+pub const FEATURES_USED: &str = "features_used";
+/// The model statistic counting the rounds, stages or trees a model kept ([`model_statistics`]).
+pub const STAGES_KEPT: &str = "stages_kept";
+
 /// Statistics of a fitted model on the test split, by name: FenchelRank's `sparsity`
 /// (`1 - |w|_0 / d`), the cascade's `cost_per_query` (feature evaluations per query, unit
 /// cost per feature and document, as LETOR has no feature costs) with `cost_relative` (that
 /// cost over the same stages without pruning), and SSRankBoost's `hidden_fraction` (of the
 /// training documents, grades hidden) with `pseudo_labelled_fraction` (given a grade by a
-/// labelled neighbour). Empty for every other model.
+/// labelled neighbour). Besides, for every model that knows them ([`AnyModel::model_size`]),
+/// `features_used` (distinct features it reads) and `stages_kept` (rounds, stages or trees).
 pub fn model_statistics(model: &AnyModel, test: &Dataset) -> ltr_core::Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
+    let size = model.model_size();
+    if let Some(n) = size.features {
+        out.insert(FEATURES_USED.to_owned(), n as f64);
+    }
+    if let Some(n) = size.stages {
+        out.insert(STAGES_KEPT.to_owned(), n as f64);
+    }
     match model {
         AnyModel::FenchelRank(m) => {
             out.insert("sparsity".to_owned(), m.sparsity_ratio());
@@ -197,7 +210,7 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
 /// clipping and line format, carrying the spec's evaluation convention. The bytes parsed are hashed in the
 /// same pass and must be the ones the file's recorded sha256 (part of every cell key) was
 /// taken from: a file changed since its dataset was resolved is refused.
-fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
+pub fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
     let opts = read_options(dataset);
     let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_format::DataError::Io {
         path: dataset.root.join(&f.rel),

@@ -159,6 +159,12 @@ macro_rules! registry {
                 match self { $(Self::$variant(m) => m.feature_weights(),)* }
             }
 
+            /// How many features the model reads and how many rounds, stages or trees it
+            /// kept ([`Ranker::model_size`]).
+            pub fn model_size(&self) -> ltr_core::ModelSize {
+                match self { $(Self::$variant(m) => m.model_size(),)* }
+            }
+
             /// Scores into a new vector.
             pub fn score_vec(&self, data: &Dataset) -> ltr_core::Result<Vec<f64>> {
                 let mut out = vec![0.0; data.n_docs()];
@@ -223,6 +229,7 @@ registry! {
     BayesRank => "bayesrank", ltr_bayesrank::BayesRankParams, ltr_bayesrank::INFO;
     BoltzRank => "boltzrank", ltr_boltzrank::BoltzRankParams, ltr_boltzrank::INFO;
     SortNet => "sortnet", ltr_sortnet::SortNetParams, ltr_sortnet::INFO;
+    BestFeature => "best-feature", ltr_bestfeature::BestFeatureParams, ltr_bestfeature::INFO;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with

@@ -204,6 +204,12 @@ impl WeakRanker for LinearWeak {
         }
         Ok(())
     }
+
+    fn mark_features(&self, used: &mut [bool]) {
+        for (u, &w) in used.iter_mut().zip(&self.weights) {
+            *u |= w != 0.0;
+        }
+    }
 }
 
 /// A fitted PCRank model.

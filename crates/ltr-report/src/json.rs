@@ -52,6 +52,10 @@ pub struct ReportJson<'a> {
     /// Per dataset, for LambdaMART and RankSVM: the most important features of the selected
     /// models (share of split gain or of absolute weight, mean over folds).
     pub top_features: &'a [crate::TopFeatureRow],
+    /// Cells of one fold whose test rankings are the same on every query, or one feature's,
+    /// with each cell's validation margin over the runner-up of its grid
+    /// ([`crate::identical`]).
+    pub identical_rankings: &'a [crate::identical::IdenticalRanking],
     /// The published numbers of the collection.
     pub published: Vec<&'a PublishedRow>,
     /// Per dataset and algorithm: ERR@10, DCG@10, recall@10 and MRR over folds
@@ -272,6 +276,7 @@ pub(crate) fn document<'a>(
             .collect(),
         model_statistics: crate::model_stat_rows(input),
         top_features: &input.top_features,
+        identical_rankings: &input.identical,
         published: input.published.results.iter().filter(|r| r.collection == input.spec.collection).collect(),
         further_metrics: crate::further::rows(input),
         failed: &input.run.failed,

@@ -27,6 +27,7 @@ pub mod aggregate;
 pub mod check;
 pub mod digest;
 pub mod further;
+pub mod identical;
 pub mod json;
 mod markdown;
 pub mod per_query;
@@ -169,6 +170,9 @@ pub struct ReportInput {
     /// The cells' stored test scores, which the convention-sensitivity section evaluates
     /// again ([`sensitivity::load`]; none when the input was not read from a store).
     pub test_scores: sensitivity::StoredScores,
+    /// Cells of one fold with the same test ranking, or one feature's
+    /// ([`identical::from_store`]).
+    pub identical: Vec<identical::IdenticalRanking>,
 }
 
 /// The algorithms whose most important features the report lists: one tree ensemble and one
@@ -303,6 +307,7 @@ impl ReportInput {
         let top_features = top_feature_rows(store, &cells)?;
         let ideal_dcgs = strata::read_ideal_dcgs(&run, &cells);
         let test_scores = sensitivity::load(store, &run, &cells);
+        let identical = identical::from_store(&spec, &run, store, &cells);
         Ok(Self {
             spec,
             run,
@@ -319,6 +324,7 @@ impl ReportInput {
             top_features,
             ideal_dcgs,
             test_scores,
+            identical,
         })
     }
 
@@ -539,7 +545,7 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)]
     use ltr_metrics::{Criterion, EvalConfig, Metric};
     use ltr_runner::store::{FORMAT, GridPoint};
@@ -655,6 +661,7 @@ mod tests {
             top_features: Vec::new(),
             ideal_dcgs: Default::default(),
             test_scores: Default::default(),
+            identical: Vec::new(),
         }
     }
 

@@ -408,7 +408,9 @@ pub(crate) fn markdown(
             md += &s.dataset_section(d, &SIGNIFICANCE_METRICS);
         }
         md += &strata.map(|s| s.section(d)).unwrap_or_default();
+        md += &model_size_table(input, d);
         md += &model_stats_table(input, d);
+        md += &crate::identical::markdown(input, d);
         md += &top_features_table(input, d);
         md += &further_table(&further, d);
         md += &crate::sensitivity::dataset_section(sensitivity, d);
@@ -540,10 +542,42 @@ fn top_features_table(input: &ReportInput, d: &str) -> String {
     )
 }
 
+/// The size statistics every model that knows them records, one row per algorithm.
+const SIZE_STATS: [&str; 2] = [ltr_harness::protocol::FEATURES_USED, ltr_harness::protocol::STAGES_KEPT];
+
+fn model_size_table(input: &ReportInput, d: &str) -> String {
+    let stats: Vec<crate::ModelStatRow> = crate::model_stat_rows(input)
+        .into_iter()
+        .filter(|r| r.dataset == d && SIZE_STATS.contains(&r.statistic.as_str()))
+        .collect();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for r in &stats {
+        let at = rows.iter().position(|row| row[0] == escape_markdown(&r.algorithm));
+        let i = at.unwrap_or_else(|| {
+            rows.push(vec![escape_markdown(&r.algorithm), "-".into(), "-".into(), r.folds.to_string()]);
+            rows.len() - 1
+        });
+        let column = if r.statistic == SIZE_STATS[0] { 1 } else { 2 };
+        rows[i][column] = format!("{:.1}{}", r.mean, spread(r.folds, format!("{:.1}", r.std)));
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "Model size (mean ± standard deviation over folds of the selected models: the distinct \
+         features a model reads, and the rounds, stages or trees it kept; - where the model has \
+         no such count):\n\n{}\n",
+        table(
+            ["Algorithm", "Features used", "Rounds / stages kept", "Folds"].map(String::from).to_vec(),
+            rows
+        )
+    )
+}
+
 fn model_stats_table(input: &ReportInput, d: &str) -> String {
     let rows: Vec<Vec<String>> = crate::model_stat_rows(input)
         .into_iter()
-        .filter(|r| r.dataset == d)
+        .filter(|r| r.dataset == d && !SIZE_STATS.contains(&r.statistic.as_str()))
         .map(|r| {
             let (what, digits) = match r.statistic.as_str() {
                 "sparsity" => ("sparsity ratio: 1 - nonzero weights / features", 4),

@@ -162,6 +162,10 @@ impl Ranker for SsRankBoostModel {
     fn feature_weights(&self) -> FeatureWeights<'_> {
         self.ensemble.feature_weights()
     }
+
+    fn model_size(&self) -> ltr_core::ModelSize {
+        self.ensemble.model_size()
+    }
 }
 
 /// Validated SSRankBoost.

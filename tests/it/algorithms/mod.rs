@@ -69,6 +69,7 @@ algorithms! {
     bayesrank => "bayesrank",
     boltzrank => "boltzrank",
     sortnet => "sortnet",
+    best_feature => "best-feature",
 }
 
 /// How far a committed report's number may be from the protocol's.
