@@ -14,7 +14,7 @@
 //!   split, per-round trace). A [`Rule`] supplies the rest; every loop returns an
 //!   [`Outcome`]. The rules of RankCosine (`ltr-rankcosine`) and of the cascade ranking
 //!   model (`ltr-cascade`) live in their crates and run on this driver through this public
-//!   API ([`CandidateScores`], [`QueryMeasure`], [`Scratch`], [`full_weights`]).
+//!   API ([`CandidateScores`], [`QueryMeasure`], [`Scratch`], [`full_weights`], [`mass_weights`]).
 //! * [`boost`]: AdaRank's loop (Xu & Li, "AdaRank: a boosting algorithm for information
 //!   retrieval", SIGIR 2007), generic over a [`WeakSource`]: pick the weak ranker with the
 //!   best query-weighted measure, weight it, reweight the queries by how badly the ensemble
@@ -46,7 +46,7 @@ pub use cut_candidates::{CutCandidates, PairSums, ThresholdLoopParams};
 pub use driver::{Accepted, LoopSettings, Outcome, RoundTrace, Rule, RunningScores, StopReason, drive};
 pub use ensemble::{Ensemble, Round, WeakRanker};
 pub use features::{FeatureRanker, FeatureSource};
-pub use measure::{CandidateScores, QueryMeasure, SCORE_CACHE_ENTRIES, Scratch, full_weights};
+pub use measure::{CandidateScores, QueryMeasure, SCORE_CACHE_ENTRIES, Scratch, full_weights, mass_weights};
 pub use pair_boost::{
     EDGE_EPS, ExpPairLoss, PairBooster, PairLoopParams, PairRound, PairRule, Pick, rankboost_alpha,
 };

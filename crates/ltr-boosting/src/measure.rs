@@ -140,6 +140,16 @@ impl CandidateScores {
     }
 }
 
+/// Per-query masses of the loop queries (a rule's `sum w_ij` or `sum |gamma_i|`) normalised to
+/// sum 1 (all 0 when the total is 0) and spread over all `n_queries` training queries as
+/// [`full_weights`] does: the trace's query weights of a rule that reweights pairs or documents
+/// rather than queries.
+pub fn mass_weights(n_queries: usize, queries: &[usize], mass: &[f64]) -> Vec<f64> {
+    let total: f64 = mass.iter().sum();
+    let shares: Vec<f64> = mass.iter().map(|&m| if total > 0.0 { m / total } else { 0.0 }).collect();
+    full_weights(n_queries, queries, &shares)
+}
+
 /// The weights `p` of the loop queries spread over all `n_queries` training queries (0
 /// outside the loop): what the trace and an adaptive source see.
 pub fn full_weights(n_queries: usize, queries: &[usize], p: &[f64]) -> Vec<f64> {

@@ -23,7 +23,7 @@
 //! queries merged in order: the result does not depend on the thread count.
 
 use ltr_boosting::{
-    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, PairSums, Rule, ThresholdRanker, full_weights,
+    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, PairSums, Rule, ThresholdRanker, mass_weights,
 };
 use ltr_core::{Dataset, Result};
 use rayon::prelude::*;
@@ -189,9 +189,7 @@ impl Rule for FidelityRule<'_> {
 
     /// `sum w_ij` of each query normalised to sum 1 (0 outside the loop).
     fn query_weights(&self) -> Vec<f64> {
-        let total: f64 = self.mass.iter().sum();
-        let shares: Vec<f64> = self.mass.iter().map(|&m| if total > 0.0 { m / total } else { 0.0 }).collect();
-        full_weights(self.train.n_queries(), &self.loop_queries, &shares)
+        mass_weights(self.train.n_queries(), &self.loop_queries, &self.mass)
     }
 
     fn n_candidates(&self) -> usize {

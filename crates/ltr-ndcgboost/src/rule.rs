@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use ltr_boosting::{
-    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, Rule, ThresholdRanker, full_weights,
+    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, Rule, ThresholdRanker, mass_weights,
 };
 use ltr_core::{Dataset, Result};
 use rayon::prelude::*;
@@ -129,9 +129,7 @@ impl Rule for NdcgRule<'_> {
 
     /// `sum_i |gamma_i|` of each query normalised to sum 1 (0 outside the loop).
     fn query_weights(&self) -> Vec<f64> {
-        let total: f64 = self.mass.iter().sum();
-        let shares: Vec<f64> = self.mass.iter().map(|&m| if total > 0.0 { m / total } else { 0.0 }).collect();
-        full_weights(self.train.n_queries(), &self.loop_queries, &shares)
+        mass_weights(self.train.n_queries(), &self.loop_queries, &self.mass)
     }
 
     fn n_candidates(&self) -> usize {
