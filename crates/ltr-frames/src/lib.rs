@@ -58,8 +58,6 @@ impl From<polars::prelude::PolarsError> for FrameError {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use std::collections::BTreeMap;
-
     use ltr_metrics::{Convention, EvalConfig, Metric};
     use ltr_runner::store::CellRecord;
     use polars::prelude::*;
