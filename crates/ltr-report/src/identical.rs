@@ -308,7 +308,7 @@ mod tests {
     use ltr_runner::store::GridPoint;
 
     use super::*;
-    use crate::tests::cell;
+    use ltr_frames::testutil::cell;
 
     /// Two queries of 3 and 2 documents (the test helper's), four features:
     /// f1 = [5, 1, 3 | 1, 2] orders them (0, 2, 1 | 1, 0); f2 is constant (file order);

@@ -23,22 +23,18 @@
 //! the fit-time plot `<name>/<dataset>-fit-time.svg` ([`plot::Plot::timing`]), which a
 //! byte-identity check must leave out.
 
-pub mod aggregate;
 pub mod check;
-pub mod digest;
 pub mod further;
 pub mod identical;
 pub mod json;
-mod markdown;
-pub mod per_query;
 pub mod plot;
 pub mod published;
 mod render;
-pub mod sensitivity;
-pub mod significance;
-pub mod strata;
-pub mod summary;
-mod values;
+
+// The frames and the analyses on them live below this crate; their modules keep their paths
+// here (`ltr_report::aggregate`, ...).
+use ltr_frames::markdown;
+pub use ltr_frames::{aggregate, digest, per_query, sensitivity, significance, strata, summary};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,11 +47,11 @@ use ltr_runner::store::{CellCheck, CellRecord, CellTiming, ResultStore, cell_key
 
 pub use aggregate::{Aggregate, FoldRow, METRICS};
 pub use check::{CheckOutcome, MeanRow, MeansFile, Moved, compare};
+pub use ltr_frames::MetricValues;
 pub use markdown::escape_markdown;
 pub use published::{Published, PublishedRow};
 pub use render::{describe, varied_params};
 pub use significance::{Significance, SignificanceConfig};
-pub use values::MetricValues;
 
 /// Errors of the report layer.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +77,9 @@ pub enum ReportError {
     /// The runner or the result store.
     #[error(transparent)]
     Runner(#[from] ltr_runner::RunnerError),
+    /// From the per-query frame and the analyses on it (messages unchanged).
+    #[error(transparent)]
+    Frame(#[from] ltr_frames::FrameError),
     /// Cells the report needs are missing or damaged (and a partial report was not asked for).
     #[error("{}", missing_message(.0))]
     MissingCells(Vec<MissingCell>),
@@ -545,44 +544,11 @@ pub fn write(report: &Report, dir: &Path, name: &str) -> Result<Vec<PathBuf>, Re
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     #![allow(clippy::unwrap_used)]
-    use ltr_metrics::{Criterion, EvalConfig, Metric};
-    use ltr_runner::store::{FORMAT, GridPoint};
-    use polars::prelude::*;
+    use ltr_frames::testutil::cell;
 
     use super::*;
-
-    /// A cell of two queries evaluated for real, so its summary and per-query rows agree.
-    pub(crate) fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
-        let cfg = EvalConfig::official(Convention::Letor3);
-        let qids = vec!["q1".to_string(), "q2".to_string()];
-        let eval = ltr_metrics::evaluate(&qids, &[2, 0, 1, 0, 1], &[0, 3, 5], None, scores, &cfg).unwrap();
-        let config = ltr_harness::AlgoConfig::default_for("regression").unwrap();
-        CellRecord {
-            format: FORMAT,
-            key: format!("{label}{fold}"),
-            dataset: "D".into(),
-            variant: "v".into(),
-            fold,
-            label: label.into(),
-            algorithm: "regression".into(),
-            test_file: "D/test.txt".into(),
-            test_sha256: "0".repeat(64),
-            validation: Criterion::new(Metric::Map, cfg),
-            eval: cfg,
-            grid: vec![GridPoint { config, vali: 0.5, error: None }],
-            chosen: 0,
-            test: eval.summary,
-            per_query: eval.per_query,
-            model_stats: BTreeMap::new(),
-            normalizer: Default::default(),
-            binary: String::new(),
-            scores_sha256: String::new(),
-            model_sha256: String::new(),
-            record_sha256: String::new(),
-        }
-    }
 
     #[test]
     fn model_statistics_are_averaged_per_dataset_algorithm_and_name() {
@@ -663,82 +629,5 @@ pub(crate) mod tests {
             test_scores: Default::default(),
             identical: Vec::new(),
         }
-    }
-
-    /// A cell of `n` queries with random grades and scores, qids shuffled (so the script's
-    /// numeric order is not the file order) and evaluated under `cfg`.
-    fn random_cell(label: &str, fold: u32, n: usize, cfg: &EvalConfig, seed: u64) -> CellRecord {
-        let mut rng = ltr_core::Rng::new(seed);
-        let mut ids: Vec<usize> = (1..=n).map(|i| i * 7).collect();
-        rng.shuffle(&mut ids);
-        let qids: Vec<String> = ids.iter().map(usize::to_string).collect();
-        let (mut labels, mut offsets, mut scores) = (Vec::new(), vec![0], Vec::new());
-        for q in 0..n {
-            let docs = 3 + rng.index(20);
-            for _ in 0..docs {
-                // Every fifth query has no relevant document.
-                labels.push(if q % 5 == 0 { 0 } else { rng.index(3) as u8 });
-                scores.push(rng.uniform());
-            }
-            offsets.push(labels.len());
-        }
-        let eval = ltr_metrics::evaluate(&qids, &labels, &offsets, None, &scores, cfg).unwrap();
-        let mut c = cell(label, fold, &[0.9, 0.1, 0.5, 0.2, 0.3]);
-        c.eval = *cfg;
-        c.test = eval.summary;
-        c.per_query = eval.per_query;
-        c
-    }
-
-    #[test]
-    fn fold_means_from_the_query_frame_equal_the_evaluations_bit_for_bit() {
-        // More queries than polars' pairwise-sum block, under a convention that counts every
-        // query and one that skips those without relevant documents.
-        let skip = EvalConfig::standard(ltr_metrics::NoRelevant::Skip);
-        let letor = EvalConfig::official(Convention::Letor3);
-        let cells = [
-            random_cell("a", 1, 300, &letor, 1),
-            random_cell("a", 2, 157, &letor, 2),
-            random_cell("b", 1, 300, &skip, 3),
-            random_cell("b", 2, 21, &skip, 4),
-        ];
-        assert!(cells[2].test.n_counted < cells[2].test.n_queries);
-        let refs: Vec<&CellRecord> = cells.iter().collect();
-        let frame = aggregate::query_frame(&refs).unwrap();
-        let rows = aggregate::fold_rows(&frame).unwrap();
-        assert_eq!(rows.len(), cells.len());
-        for (r, c) in rows.iter().zip(&cells) {
-            let want = FoldRow::of(c);
-            assert_eq!((&r.dataset, &r.algorithm, r.fold), (&want.dataset, &want.algorithm, want.fold));
-            assert_eq!(
-                r.metrics.map(f64::to_bits),
-                want.metrics.map(f64::to_bits),
-                "{} fold {}",
-                c.label,
-                c.fold
-            );
-        }
-    }
-
-    #[test]
-    fn query_and_cell_frames_hold_every_query_and_every_cell() {
-        let cells = [cell("a", 1, &[0.9, 0.1, 0.5, 0.2, 0.3]), cell("a", 2, &[0.1, 0.9, 0.5, 0.3, 0.2])];
-        let refs: Vec<&CellRecord> = cells.iter().collect();
-        let q = aggregate::query_frame(&refs).unwrap();
-        assert_eq!(q.shape(), (4, 6 + aggregate::FRAME_METRICS.len()));
-        assert_eq!(q.column("query").unwrap().str().unwrap().get(1), Some("q2"));
-        // The per-query means are the fold's means (no document ids to collapse here).
-        let map_by_fold = q.lazy().group_by_stable([col("fold")]).agg([col("map").mean()]).collect().unwrap();
-        let means = map_by_fold.column("map").unwrap().f64().unwrap();
-        for (i, c) in cells.iter().enumerate() {
-            assert!((means.get(i).unwrap() - c.test.map).abs() < 1e-15);
-        }
-        let rows: Vec<FoldRow> = cells.iter().map(FoldRow::of).collect();
-        let f = aggregate::cell_frame(&rows).unwrap();
-        assert_eq!(f.shape(), (2, 3 + METRICS.len()));
-        assert_eq!(
-            f.column("ndcg@10").unwrap().f64().unwrap().get(0),
-            Metric::Ndcg(10).of_summary(&cells[0].test)
-        );
     }
 }

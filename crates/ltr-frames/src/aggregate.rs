@@ -16,13 +16,13 @@ use polars::prelude::*;
 use polars_io::SerWriter;
 use polars_io::csv::write::CsvWriter;
 
-use crate::ReportError;
+use crate::FrameError;
 
 /// The metric columns of the comparison tables.
 pub const METRICS: [Metric; 8] = Metric::REPORT;
 
 /// The metric columns of the per-query frame: the tables' and every NDCG@k up to 10 (for the
-/// NDCG@k plot), NDCG first, then the further metrics ([`crate::further::FURTHER_METRICS`]).
+/// NDCG@k plot), NDCG first, then the further metrics (`ltr_report::further::FURTHER_METRICS`).
 pub const FRAME_METRICS: [Metric; 18] = [
     Metric::Ndcg(1),
     Metric::Ndcg(2),
@@ -154,7 +154,7 @@ pub fn query_frame(cells: &[&CellRecord]) -> PolarsResult<DataFrame> {
 
 /// The fold means of every cell from a [`query_frame`] for the report's [`METRICS`]: one row
 /// per (dataset, algorithm, fold) in first-appearance order ([`fold_means`]).
-pub fn fold_rows(frame: &DataFrame) -> Result<Vec<FoldRow>, ReportError> {
+pub fn fold_rows(frame: &DataFrame) -> Result<Vec<FoldRow>, FrameError> {
     Ok(fold_means(frame, &METRICS)?
         .into_iter()
         .map(|(dataset, algorithm, fold, v)| {
@@ -174,7 +174,7 @@ pub fn fold_rows(frame: &DataFrame) -> Result<Vec<FoldRow>, ReportError> {
 /// Polars groups the queries of each cell, keeps the counted ones and puts them in the
 /// script's order; the sum itself is a plain left-to-right loop, because polars' float sum
 /// adds in SIMD stripes and would differ from the scripts' sequential sum in the last bits.
-pub fn fold_means(frame: &DataFrame, metrics: &[Metric]) -> Result<Vec<FoldMeans>, ReportError> {
+pub fn fold_means(frame: &DataFrame, metrics: &[Metric]) -> Result<Vec<FoldMeans>, FrameError> {
     if frame.height() == 0 {
         return Ok(Vec::new());
     }
@@ -200,7 +200,7 @@ pub fn fold_means(frame: &DataFrame, metrics: &[Metric]) -> Result<Vec<FoldMeans
     let lists = metrics
         .iter()
         .map(|m| Ok(out.column(&column(*m))?.list()?.clone()))
-        .collect::<Result<Vec<ListChunked>, ReportError>>()?;
+        .collect::<Result<Vec<ListChunked>, FrameError>>()?;
     let mut rows = Vec::with_capacity(out.height());
     for i in 0..out.height() {
         let mut means = Vec::with_capacity(metrics.len());
@@ -229,7 +229,7 @@ pub type FoldMeans = (String, String, u32, Vec<f64>);
 
 /// Groups the cell rows by (dataset, algorithm) in first-appearance order and aggregates
 /// every metric: fold count, mean, sample standard deviation.
-pub fn aggregate(rows: &[FoldRow]) -> Result<Vec<Aggregate>, ReportError> {
+pub fn aggregate(rows: &[FoldRow]) -> Result<Vec<Aggregate>, FrameError> {
     if rows.is_empty() {
         return Ok(Vec::new());
     }
@@ -242,10 +242,10 @@ pub fn aggregate(rows: &[FoldRow]) -> Result<Vec<Aggregate>, ReportError> {
     let out =
         cell_frame(rows)?.lazy().group_by_stable([col("dataset"), col("algorithm")]).agg(aggs).collect()?;
 
-    let text = |name: &str, i: usize| -> Result<String, ReportError> {
+    let text = |name: &str, i: usize| -> Result<String, FrameError> {
         Ok(out.column(name)?.str()?.get(i).unwrap_or_default().to_owned())
     };
-    let number = |name: &str, i: usize| -> Result<f64, ReportError> {
+    let number = |name: &str, i: usize| -> Result<f64, FrameError> {
         // A null standard deviation (one fold) is 0: nothing varies.
         Ok(out.column(name)?.f64()?.get(i).unwrap_or(0.0))
     };
@@ -271,7 +271,7 @@ pub fn aggregate(rows: &[FoldRow]) -> Result<Vec<Aggregate>, ReportError> {
 }
 
 /// The aggregates as CSV (header, one row per dataset and algorithm), written by polars.
-pub fn to_csv(aggs: &[Aggregate], extra: &[(&str, Vec<String>)]) -> Result<String, ReportError> {
+pub fn to_csv(aggs: &[Aggregate], extra: &[(&str, Vec<String>)]) -> Result<String, FrameError> {
     let mut cols = vec![
         Column::new("dataset".into(), aggs.iter().map(|a| a.dataset.as_str()).collect::<Vec<_>>()),
         Column::new("algorithm".into(), aggs.iter().map(|a| a.algorithm.as_str()).collect::<Vec<_>>()),
@@ -290,7 +290,7 @@ pub fn to_csv(aggs: &[Aggregate], extra: &[(&str, Vec<String>)]) -> Result<Strin
     let mut df = DataFrame::new(aggs.len(), cols)?;
     let mut buf = Vec::new();
     CsvWriter::new(&mut buf).include_header(true).finish(&mut df)?;
-    String::from_utf8(buf).map_err(|e| ReportError::Polars(e.to_string()))
+    String::from_utf8(buf).map_err(|e| FrameError::Polars(e.to_string()))
 }
 
 #[cfg(test)]

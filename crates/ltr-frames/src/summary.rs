@@ -415,7 +415,7 @@ mod tests {
 
     /// A cell of dataset `d` with one fold of `n` queries, NDCG@10 `value(q)` on query `q`.
     fn cell(d: &str, label: &str, n: usize, value: impl Fn(usize) -> f64) -> CellRecord {
-        let mut c = crate::tests::cell(label, 1, &[0.9, 0.1, 0.5, 0.2, 0.3]);
+        let mut c = crate::testutil::cell(label, 1, &[0.9, 0.1, 0.5, 0.2, 0.3]);
         c.dataset = d.into();
         let q0 = c.per_query[0].clone();
         c.per_query = (0..n)

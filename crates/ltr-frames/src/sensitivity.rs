@@ -18,7 +18,7 @@ use ltr_runner::runner::{DatasetStatus, RunRecord};
 use ltr_runner::store::{CellRecord, ResultStore};
 use serde::Serialize;
 
-use crate::ReportError;
+use crate::FrameError;
 use crate::markdown::{escape_markdown, header_label};
 use crate::significance::{Significance, SignificanceConfig, metrics_of_query_frame};
 
@@ -274,7 +274,7 @@ fn evaluate_variant(
     stored: &StoredScores,
     variant: Variant,
     sig: &SignificanceConfig,
-) -> Result<Evaluated, ReportError> {
+) -> Result<Evaluated, FrameError> {
     let mut owned: Vec<CellRecord> = Vec::new();
     if variant != Variant::Own {
         owned.reserve(cells.len());
@@ -285,7 +285,7 @@ fn evaluate_variant(
             };
             let cfg = variant.config(&c.eval);
             let e = ltr_metrics::evaluate(&g.qids, &g.labels, &g.offsets, g.doc_ids.as_deref(), scores, &cfg)
-                .map_err(|e| ReportError::Input {
+                .map_err(|e| FrameError::Input {
                     path: c.test_file.clone().into(),
                     reason: format!("cell {} under {}: {e}", c.key, cfg.label()),
                 })?;
@@ -336,7 +336,7 @@ pub fn compute(
     cells: &[&CellRecord],
     stored: &StoredScores,
     sig: &SignificanceConfig,
-) -> Result<Vec<DatasetSensitivity>, ReportError> {
+) -> Result<Vec<DatasetSensitivity>, FrameError> {
     if !stored.loaded {
         return Ok(Vec::new());
     }
@@ -589,7 +589,7 @@ mod tests {
             scores.extend_from_slice(s);
         }
         let e = ltr_metrics::evaluate(&g.qids, &g.labels, &g.offsets, None, &scores, own).unwrap();
-        let mut c = crate::tests::cell(label, fold, &[0.0; 5]);
+        let mut c = crate::testutil::cell(label, fold, &[0.0; 5]);
         c.key = format!("{label}{fold}");
         c.test_sha256 = format!("{fold:0>64}");
         (c.eval, c.test, c.per_query) = (*own, e.summary, e.per_query);

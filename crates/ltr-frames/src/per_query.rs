@@ -7,10 +7,10 @@ use polars::prelude::DataFrame;
 use polars_io::SerWriter;
 use polars_io::csv::write::CsvWriter;
 
-use crate::ReportError;
+use crate::FrameError;
 
 /// The frame as CSV bytes (header, one row per query).
-pub fn to_csv(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
+pub fn to_csv(frame: &DataFrame) -> Result<Vec<u8>, FrameError> {
     let mut df = frame.clone();
     let mut buf = Vec::new();
     CsvWriter::new(&mut buf).include_header(true).finish(&mut df)?;
@@ -23,7 +23,7 @@ pub fn to_csv(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
 /// feature compiles five compression codecs (two of them C libraries) that a file of a few
 /// megabytes does not need.
 #[cfg(feature = "parquet")]
-pub fn to_parquet(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
+pub fn to_parquet(frame: &DataFrame) -> Result<Vec<u8>, FrameError> {
     use polars::prelude::{CompatLevel, SchemaExt};
     use polars_parquet::write::{
         CompressionOptions, FileWriter, StatisticsOptions, Version, WriteOptions, get_dtype_encoding,
@@ -58,10 +58,10 @@ pub fn to_parquet(frame: &DataFrame) -> Result<Vec<u8>, ReportError> {
 pub fn with_strata(
     mut frame: DataFrame,
     cols: &crate::strata::QueryColumns,
-) -> Result<DataFrame, ReportError> {
+) -> Result<DataFrame, FrameError> {
     use polars::prelude::Column;
     if cols.relevant.len() != frame.height() {
-        return Err(ReportError::Polars(format!(
+        return Err(FrameError::Polars(format!(
             "strata columns of {} rows for a frame of {}",
             cols.relevant.len(),
             frame.height()
@@ -80,8 +80,8 @@ pub fn with_strata(
 }
 
 /// Writes `<dir>/per_query.parquet` (with the `parquet` feature) and `<dir>/per_query.csv`.
-pub fn write(frame: &DataFrame, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    std::fs::create_dir_all(dir).map_err(|e| ReportError::io(dir, e))?;
+pub fn write(frame: &DataFrame, dir: &Path) -> Result<Vec<PathBuf>, FrameError> {
+    std::fs::create_dir_all(dir).map_err(|e| FrameError::io(dir, e))?;
     let mut written = Vec::new();
     let files = vec![
         #[cfg(feature = "parquet")]

@@ -30,7 +30,7 @@ pub fn escape_markdown(s: &str) -> String {
 }
 
 /// A metric's column header (`NDCG@10`, `P@3`, `MAP`).
-pub(crate) fn header_label(metric: Metric) -> String {
+pub fn header_label(metric: Metric) -> String {
     match metric {
         Metric::Map => "MAP".into(),
         Metric::Mrr => "MRR".into(),

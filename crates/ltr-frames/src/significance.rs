@@ -17,7 +17,7 @@ use ltr_stats::{ALPHA, DEFAULT_PERMUTATIONS, PairedTest};
 use polars::prelude::*;
 use serde::Serialize;
 
-use crate::ReportError;
+use crate::FrameError;
 use crate::aggregate::{METRICS, column};
 
 /// How to test.
@@ -240,7 +240,7 @@ pub fn letter(i: usize) -> String {
 /// occurrence); only queries every algorithm of the dataset has, with finite values, count,
 /// and, when the frame has a `counted` column, only the queries it marks as counted (those the
 /// means count). Datasets and algorithms keep their first-appearance order.
-pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<Significance, ReportError> {
+pub fn from_query_frame(frame: &DataFrame, cfg: &SignificanceConfig) -> Result<Significance, FrameError> {
     metrics_of_query_frame(frame, cfg, &METRICS)
 }
 
@@ -250,7 +250,7 @@ pub fn metrics_of_query_frame(
     frame: &DataFrame,
     cfg: &SignificanceConfig,
     metrics: &[Metric],
-) -> Result<Significance, ReportError> {
+) -> Result<Significance, FrameError> {
     let filtered;
     let frame = match frame.column("counted") {
         Ok(c) => {

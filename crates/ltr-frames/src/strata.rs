@@ -474,7 +474,7 @@ mod tests {
 
     /// A cell of one fold whose queries have the given (relevant documents, NDCG@10).
     fn cell(label: &str, queries: &[(usize, f64)]) -> CellRecord {
-        let mut c = crate::tests::cell(label, 1, &[0.9, 0.1, 0.5, 0.2, 0.3]);
+        let mut c = crate::testutil::cell(label, 1, &[0.9, 0.1, 0.5, 0.2, 0.3]);
         c.per_query = queries
             .iter()
             .enumerate()

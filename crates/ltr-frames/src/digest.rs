@@ -42,7 +42,7 @@ pub fn run_digest<'a>(cells: impl IntoIterator<Item = &'a CellRecord>) -> RunDig
 }
 
 /// sha256 over strings, each followed by a newline.
-pub(crate) fn combined_hash<'a>(items: impl Iterator<Item = &'a String>) -> String {
+pub fn combined_hash<'a>(items: impl Iterator<Item = &'a String>) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     for x in items {
