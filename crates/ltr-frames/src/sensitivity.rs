@@ -118,6 +118,14 @@ pub struct StoredScores {
     pub unreadable: BTreeMap<String, String>,
 }
 
+impl StoredScores {
+    /// The query ids, grades and query offsets of the test file with this sha256, when
+    /// [`load`] read it: the strata's ideal DCGs come from the same read.
+    pub fn test_grades(&self, sha256: &str) -> Option<(&[String], &[Grade], &[usize])> {
+        self.grades.get(sha256).map(|g| (g.qids.as_slice(), g.labels.as_slice(), g.offsets.as_slice()))
+    }
+}
+
 /// Reads the test scores of `cells` from `store` and the grades of their test files, located
 /// through the datasets `run` records and checked against the sha256 each cell recorded
 /// ([`ltr_runner::verify::read_test`]). A dataset whose files cannot be read is named in

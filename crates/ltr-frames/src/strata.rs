@@ -19,7 +19,6 @@
 use std::collections::BTreeMap;
 
 use ltr_metrics::Metric;
-use ltr_runner::runner::RunRecord;
 use ltr_runner::store::CellRecord;
 use serde::Serialize;
 
@@ -45,41 +44,20 @@ pub fn ideal_dcg(labels: &[ltr_core::Grade], offsets: &[usize], cfg: &ltr_metric
         .collect()
 }
 
-/// Reads the test split of every (dataset, fold) of `cells` through the datasets the run
-/// record lists, checks it is the file the cell was computed on (its sha256), and computes
-/// each query's ideal DCG under the cell's convention. A split that cannot be read is
-/// skipped with a warning (its dataset then has no ideal-DCG strata).
-pub fn read_ideal_dcgs(run: &RunRecord, cells: &[CellRecord]) -> IdealDcgs {
+/// Each query's ideal DCG under its cell's convention, for every (dataset, fold) of `cells`,
+/// from the test files [`crate::sensitivity::load`] read and checked against each cell's
+/// sha256. A split it could not read (it says why) has no entry: its dataset then has no
+/// ideal-DCG strata.
+pub fn ideal_dcgs(stored: &crate::sensitivity::StoredScores, cells: &[CellRecord]) -> IdealDcgs {
     let mut out = IdealDcgs::new();
     for c in cells {
         let key = (c.dataset.clone(), c.fold);
         if out.contains_key(&key) {
             continue;
         }
-        let dataset = run.datasets.iter().find_map(|d| match d {
-            ltr_data::resolved::DatasetStatus::Available(x)
-                if x.name == c.dataset && x.variant == c.variant =>
-            {
-                Some(x)
-            }
-            _ => None,
-        });
-        let read = || -> Result<Vec<(String, f64)>, String> {
-            let d = dataset.ok_or("the run record does not list its dataset")?;
-            let path = ltr_data::folds::locate(&d.root, &c.test_file)
-                .ok_or_else(|| format!("{} is not under {}", c.test_file, d.root.display()))?;
-            let opts = ltr_harness::protocol::read_options(d);
-            let test = ltr_format::reader::read_file_as_hashed(&path, &opts, &c.test_sha256)
-                .map_err(|e| e.to_string())?
-                .dataset;
-            let idcg = ideal_dcg(test.labels(), test.query_offsets(), &c.eval);
-            Ok(test.query_ids().iter().cloned().zip(idcg).collect())
-        };
-        match read() {
-            Ok(v) => {
-                out.insert(key, v);
-            }
-            Err(e) => log::warn!("{} fold {}: no ideal-DCG strata ({e})", c.dataset, c.fold),
+        if let Some((qids, labels, offsets)) = stored.test_grades(&c.test_sha256) {
+            let idcg = ideal_dcg(labels, offsets, &c.eval);
+            out.insert(key, qids.iter().cloned().zip(idcg).collect());
         }
     }
     out

@@ -163,7 +163,7 @@ pub struct ReportInput {
     /// The most important features of the algorithms in [`TOP_FEATURE_ALGORITHMS`], per
     /// dataset ([`ReportInput::from_store`] reads them from the stored models).
     pub top_features: Vec<TopFeatureRow>,
-    /// The ideal DCG of every test query ([`strata::read_ideal_dcgs`]; empty: no ideal-DCG
+    /// The ideal DCG of every test query ([`strata::ideal_dcgs`]; empty: no ideal-DCG
     /// strata).
     pub ideal_dcgs: strata::IdealDcgs,
     /// The cells' stored test scores, which the convention-sensitivity section evaluates
@@ -304,8 +304,8 @@ impl ReportInput {
             }
         }
         let top_features = top_feature_rows(store, &cells)?;
-        let ideal_dcgs = strata::read_ideal_dcgs(&run, &cells);
         let test_scores = sensitivity::load(store, &run, &cells);
+        let ideal_dcgs = strata::ideal_dcgs(&test_scores, &cells);
         let identical = identical::from_store(&spec, &run, store, &cells);
         Ok(Self {
             spec,
