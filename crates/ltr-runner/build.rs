@@ -3,8 +3,10 @@
 //!
 //! For this crate and every workspace crate (`crates/*`) it depends on, directly or not: the
 //! sha256 of its sources (`Cargo.toml`, `build.rs` and everything under `src/`) and its
-//! direct workspace dependencies (the `ltr-*` entries of its `[dependencies]`). And the
-//! sha256 of `Cargo.lock`, which pins every third-party crate. Which of these crates a cell's
+//! direct workspace dependencies (the `ltr-*` entries of its `[dependencies]`). And a sha256
+//! over the `Cargo.lock` entries of the third-party crates those crates build with, which pin
+//! their versions and checksums: only those, so a crate that no cell's code links (the
+//! reports' polars, a Python binding) can change without changing a key. Which of these crates a cell's
 //! numbers go through is decided from this graph when the key is made (`code.rs`), not here:
 //! no file list is picked by hand. The table is written to `$OUT_DIR/code_hashes.rs`;
 //! `code.rs` includes it.
@@ -71,9 +73,16 @@ fn main() -> Result<(), Error> {
     out += "];\n\n";
 
     let lock = root.join("Cargo.lock");
-    let lock_digest =
-        hex(&Sha256::digest(std::fs::read(&lock).map_err(|e| format!("{}: {e}", lock.display()))?));
-    writeln!(out, "/// sha256 of `Cargo.lock`.\npub(crate) const CARGO_LOCK: &str = {lock_digest:?};")?;
+    let lock_text = std::fs::read_to_string(&lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+    let mut own_deps = std::collections::BTreeMap::new();
+    for name in &reached {
+        let manifest = std::fs::read_to_string(crates_dir.join(name).join("Cargo.toml"))?;
+        own_deps.insert(name.clone(), linked_deps(&manifest));
+    }
+    let lock_digest = lock_digest(&lock_text, &reached, &own_deps)?;
+    out += "/// sha256 over the `Cargo.lock` entries of every third-party crate the crates above build\n";
+    out += "/// with (their `[dependencies]` and `[build-dependencies]`, then everything those need).\n";
+    writeln!(out, "pub(crate) const CARGO_LOCK: &str = {lock_digest:?};")?;
     println!("cargo:rerun-if-changed={}", lock.display());
     // A dependency added or removed shows in this crate's manifest.
     println!("cargo:rerun-if-changed={}", manifest_dir.join("Cargo.toml").display());
@@ -148,6 +157,122 @@ fn workspace_deps(manifest: &str) -> Vec<String> {
     deps.sort();
     deps.dedup();
     deps
+}
+
+/// The names a manifest builds with: its `[dependencies]`, `[build-dependencies]` and
+/// target-specific dependency tables (dev-dependencies cannot change a number).
+fn linked_deps(manifest: &str) -> Vec<String> {
+    let mut deps = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if let Some(section) = line.strip_prefix('[') {
+            let section = section.trim_end_matches(']').trim();
+            let table = section.rsplit_once('.').map_or(section, |(_, last)| last);
+            in_deps = matches!(section, "dependencies" | "build-dependencies")
+                || (section.starts_with("target.") && matches!(table, "dependencies" | "build-dependencies"));
+            for prefix in ["dependencies.", "build-dependencies."] {
+                if let Some(name) = section.strip_prefix(prefix) {
+                    deps.push(name.trim().to_owned());
+                }
+            }
+            continue;
+        }
+        if in_deps {
+            let name: String =
+                line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+            if !name.is_empty() {
+                deps.push(name);
+            }
+        }
+    }
+    deps.sort();
+    deps.dedup();
+    deps
+}
+
+/// One `[[package]]` entry of `Cargo.lock`: its text and the dependencies it lists.
+struct LockEntry {
+    name: String,
+    version: String,
+    text: String,
+    deps: Vec<String>,
+}
+
+/// sha256 over the lock entries reachable from `workspace` crates: a workspace crate leads to
+/// the packages its manifest builds with (`own_deps`), a third-party package to every package
+/// its entry lists (Cargo records no dev-dependencies for those). Entries are hashed in
+/// (name, version) order, each as its text.
+fn lock_digest(
+    lock: &str,
+    workspace: &std::collections::BTreeSet<String>,
+    own_deps: &std::collections::BTreeMap<String, Vec<String>>,
+) -> Result<String, Error> {
+    let mut entries: Vec<LockEntry> = Vec::new();
+    for block in lock.split("[[package]]").skip(1) {
+        let text = block.trim().to_owned();
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key).and_then(|r| r.trim().strip_prefix('=')))
+                .map(|v| v.trim().trim_matches('"').to_owned())
+        };
+        let (Some(name), Some(version)) = (field("name "), field("version ")) else {
+            return Err(format!("Cargo.lock: a package entry without name or version: {text}").into());
+        };
+        let deps = match text.split_once("dependencies = [") {
+            Some((_, rest)) => rest
+                .split(']')
+                .next()
+                .unwrap_or_default()
+                .split(',')
+                .map(|d| d.trim().trim_matches('"').to_owned())
+                .filter(|d| !d.is_empty())
+                .collect(),
+            None => Vec::new(),
+        };
+        entries.push(LockEntry { name, version, text, deps });
+    }
+    // A reference is `name`, `name version` or `name version (source)`.
+    let find = |reference: &str| -> Result<usize, Error> {
+        let mut parts = reference.split_whitespace();
+        let name = parts.next().unwrap_or_default();
+        let version = parts.next();
+        let found: Vec<usize> = (0..entries.len())
+            .filter(|&i| entries[i].name == name && version.is_none_or(|v| entries[i].version == v))
+            .collect();
+        match found.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(format!("Cargo.lock: {} entries for {reference:?}", found.len()).into()),
+        }
+    };
+    let mut todo = Vec::new();
+    for name in workspace {
+        let i = find(name)?;
+        for d in own_deps.get(name).into_iter().flatten() {
+            if !workspace.contains(d) {
+                // A manifest names a package without its version; the lock entry of the
+                // workspace crate says which one it resolved to.
+                let listed = entries[i].deps.iter().find(|r| r.split_whitespace().next() == Some(d));
+                todo.push(find(listed.map_or(d.as_str(), String::as_str))?);
+            }
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(i) = todo.pop() {
+        if seen.insert(i) {
+            for r in &entries[i].deps {
+                todo.push(find(r)?);
+            }
+        }
+    }
+    let mut chosen: Vec<&LockEntry> = seen.iter().map(|&i| &entries[i]).collect();
+    chosen.sort_by(|a, b| (&a.name, &a.version).cmp(&(&b.name, &b.version)));
+    let mut h = Sha256::new();
+    for e in chosen {
+        h.update(e.text.as_bytes());
+        h.update(b"\n");
+    }
+    Ok(hex(&h.finalize()))
 }
 
 fn hex(bytes: &[u8]) -> String {

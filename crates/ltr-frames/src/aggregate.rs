@@ -1,4 +1,4 @@
-//! Cells as polars frames, and their aggregation through the lazy API.
+//! Cells as polars frames, and their aggregation.
 //!
 //! * [`query_frame`]: one row per test query of every cell (dataset, fold, query id,
 //!   algorithm, whether the query counts, its place in the official script's order) with each
@@ -171,57 +171,55 @@ pub fn fold_rows(frame: &DataFrame) -> Result<Vec<FoldRow>, FrameError> {
 /// (dataset, algorithm, fold, one mean per metric) in first-appearance order, each the mean
 /// over the cell's counted queries (0 when none counts, as the scripts print).
 ///
-/// Polars groups the queries of each cell, keeps the counted ones and puts them in the
-/// script's order; the sum itself is a plain left-to-right loop, because polars' float sum
-/// adds in SIMD stripes and would differ from the scripts' sequential sum in the last bits.
+/// The queries of each cell are put in the script's order and summed left to right, because
+/// the scripts sum sequentially and any other order (polars' float sum adds in SIMD stripes)
+/// differs in the last bits.
 pub fn fold_means(frame: &DataFrame, metrics: &[Metric]) -> Result<Vec<FoldMeans>, FrameError> {
     if frame.height() == 0 {
         return Ok(Vec::new());
     }
-    let by_script = || SortMultipleOptions::default().with_maintain_order(true);
-    let counted = || col("counted").sort_by([col("script_order")], by_script());
-    let aggs: Vec<Expr> = metrics
-        .iter()
-        .map(|m| {
-            let name = column(*m);
-            col(name.clone()).sort_by([col("script_order")], by_script()).filter(counted()).alias(name)
-        })
-        .collect();
-    let out = frame
-        .clone()
-        .lazy()
-        .group_by_stable([col("dataset"), col("algorithm"), col("fold")])
-        .agg(aggs)
-        .collect()?;
-    let datasets = out.column("dataset")?.str()?;
-    let algorithms = out.column("algorithm")?.str()?;
-    let folds = out.column("fold")?.cast(&DataType::UInt32)?;
+    let datasets = frame.column("dataset")?.str()?;
+    let algorithms = frame.column("algorithm")?.str()?;
+    let folds = frame.column("fold")?.cast(&DataType::UInt32)?;
     let folds = folds.u32()?;
-    let lists = metrics
+    let counted = frame.column("counted")?.bool()?;
+    let order = frame.column("script_order")?.cast(&DataType::UInt32)?;
+    let order = order.u32()?;
+    let values = metrics
         .iter()
-        .map(|m| Ok(out.column(&column(*m))?.list()?.clone()))
-        .collect::<Result<Vec<ListChunked>, FrameError>>()?;
-    let mut rows = Vec::with_capacity(out.height());
-    for i in 0..out.height() {
-        let mut means = Vec::with_capacity(metrics.len());
-        for list in &lists {
-            let (mut sum, mut n) = (0.0, 0usize);
-            if let Some(values) = list.get_as_series(i) {
-                for v in values.f64()?.iter() {
-                    sum += v.unwrap_or(f64::NAN);
-                    n += 1;
-                }
-            }
-            means.push(if n == 0 { 0.0 } else { sum / n as f64 });
-        }
-        rows.push((
-            datasets.get(i).unwrap_or_default().to_owned(),
-            algorithms.get(i).unwrap_or_default().to_owned(),
-            folds.get(i).unwrap_or(0),
-            means,
-        ));
+        .map(|m| Ok(frame.column(&column(*m))?.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect()))
+        .collect::<Result<Vec<Vec<f64>>, FrameError>>()?;
+    let keys = (0..frame.height())
+        .map(|i| (datasets.get(i).unwrap_or_default(), algorithms.get(i).unwrap_or_default(), folds.get(i).unwrap_or(0)));
+    let mut rows = Vec::new();
+    for (key, mut members) in groups_in_order(keys) {
+        // Stable: equal places keep the frame's order, as a stable sort by the place would.
+        members.sort_by_key(|&i| order.get(i).unwrap_or(u32::MAX));
+        members.retain(|&i| counted.get(i).unwrap_or(false));
+        let means = values
+            .iter()
+            .map(|v| {
+                let sum = members.iter().fold(0.0, |s, &i| s + v[i]);
+                if members.is_empty() { 0.0 } else { sum / members.len() as f64 }
+            })
+            .collect();
+        rows.push((key.0.to_owned(), key.1.to_owned(), key.2, means));
     }
     Ok(rows)
+}
+
+/// The rows of each distinct key, the groups in the order their keys first appear.
+fn groups_in_order<K: Eq + std::hash::Hash + Clone>(keys: impl Iterator<Item = K>) -> Vec<(K, Vec<usize>)> {
+    let mut index = std::collections::HashMap::new();
+    let mut groups: Vec<(K, Vec<usize>)> = Vec::new();
+    for (i, k) in keys.enumerate() {
+        let g = *index.entry(k.clone()).or_insert_with(|| {
+            groups.push((k, Vec::new()));
+            groups.len() - 1
+        });
+        groups[g].1.push(i);
+    }
+    groups
 }
 
 /// (dataset, algorithm, fold, means) of one cell ([`fold_means`]).
@@ -229,45 +227,62 @@ pub type FoldMeans = (String, String, u32, Vec<f64>);
 
 /// Groups the cell rows by (dataset, algorithm) in first-appearance order and aggregates
 /// every metric: fold count, mean, sample standard deviation.
+///
+/// The arithmetic is polars' group aggregation's, so the reports' numbers did not move when
+/// the lazy engine left the build: the mean is a Kahan-compensated sum over n (one value is
+/// itself), the variance Welford's online update with n - 1 in the denominator.
 pub fn aggregate(rows: &[FoldRow]) -> Result<Vec<Aggregate>, FrameError> {
-    if rows.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut aggs = vec![col("fold").len().alias("folds")];
-    for m in METRICS {
-        let name = column(m);
-        aggs.push(col(name.clone()).mean().alias(format!("{name}_mean")));
-        aggs.push(col(name.clone()).std(1).alias(format!("{name}_std")));
-    }
-    let out =
-        cell_frame(rows)?.lazy().group_by_stable([col("dataset"), col("algorithm")]).agg(aggs).collect()?;
+    let groups = groups_in_order(rows.iter().map(|r| (r.dataset.as_str(), r.algorithm.as_str())));
+    Ok(groups
+        .into_iter()
+        .map(|((dataset, algorithm), members)| {
+            let mut mean = [0.0; 8];
+            let mut std = [0.0; 8];
+            for j in 0..METRICS.len() {
+                let values = || members.iter().map(|&i| rows[i].metrics[j]);
+                mean[j] = compensated_mean(values());
+                // A single fold has no sample deviation: nothing varies.
+                std[j] = sample_variance(values()).map_or(0.0, f64::sqrt);
+            }
+            Aggregate { dataset: dataset.to_owned(), algorithm: algorithm.to_owned(), folds: members.len(), mean, std }
+        })
+        .collect())
+}
 
-    let text = |name: &str, i: usize| -> Result<String, FrameError> {
-        Ok(out.column(name)?.str()?.get(i).unwrap_or_default().to_owned())
-    };
-    let number = |name: &str, i: usize| -> Result<f64, FrameError> {
-        // A null standard deviation (one fold) is 0: nothing varies.
-        Ok(out.column(name)?.f64()?.get(i).unwrap_or(0.0))
-    };
-    let folds = out.column("folds")?.cast(&DataType::UInt64)?;
-    let folds = folds.u64()?;
-    let mut result = Vec::with_capacity(out.height());
-    for i in 0..out.height() {
-        let mut mean = [0.0; 8];
-        let mut std = [0.0; 8];
-        for (j, m) in METRICS.iter().enumerate() {
-            mean[j] = number(&format!("{m}_mean"), i)?;
-            std[j] = number(&format!("{m}_std"), i)?;
+/// Kahan-compensated mean (0 for no values); the error term is only kept while finite, so an
+/// infinite value cannot turn the sum into NaN through inf - inf.
+fn compensated_mean(values: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = values.len();
+    let (mut sum, mut err) = (0.0f64, 0.0f64);
+    let mut only = 0.0;
+    for v in values {
+        only = v;
+        let y = v - err;
+        let next = sum + y;
+        let e = (next - sum) - y;
+        sum = next;
+        if e.is_finite() {
+            err = e;
         }
-        result.push(Aggregate {
-            dataset: text("dataset", i)?,
-            algorithm: text("algorithm", i)?,
-            folds: folds.get(i).unwrap_or(0) as usize,
-            mean,
-            std,
-        });
     }
-    Ok(result)
+    match n {
+        0 => 0.0,
+        1 => only,
+        _ => sum / n as f64,
+    }
+}
+
+/// Welford's online sample variance (n - 1); `None` below two values.
+fn sample_variance(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let (mut m2, mut mean, mut count) = (0.0f64, 0.0f64, 0u64);
+    for v in values {
+        count += 1;
+        let d1 = v - mean;
+        let next = d1 / count as f64 + mean;
+        m2 += d1 * (v - next);
+        mean = next;
+    }
+    (count > 1).then(|| m2 / (count as f64 - 1.0))
 }
 
 /// The aggregates as CSV (header, one row per dataset and algorithm), written by polars.

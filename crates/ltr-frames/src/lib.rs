@@ -128,10 +128,9 @@ mod tests {
         assert_eq!(q.shape(), (4, 6 + aggregate::FRAME_METRICS.len()));
         assert_eq!(q.column("query").unwrap().str().unwrap().get(1), Some("q2"));
         // The per-query means are the fold's means (no document ids to collapse here).
-        let map_by_fold = q.lazy().group_by_stable([col("fold")]).agg([col("map").mean()]).collect().unwrap();
-        let means = map_by_fold.column("map").unwrap().f64().unwrap();
-        for (i, c) in cells.iter().enumerate() {
-            assert!((means.get(i).unwrap() - c.test.map).abs() < 1e-15);
+        let means = aggregate::fold_means(&q, &[Metric::Map]).unwrap();
+        for (row, c) in means.iter().zip(&cells) {
+            assert!((row.3[0] - c.test.map).abs() < 1e-15);
         }
         let rows: Vec<FoldRow> = cells.iter().map(FoldRow::of).collect();
         let f = aggregate::cell_frame(&rows).unwrap();
