@@ -37,9 +37,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "closed-form weak rankers, AdaRank loop",
     scale_limit: Some(ltr_core::ScaleLimit {
         max_train_rows: 150_000,
-        measured: "time grows as rows^2.04 (2.4 s of CPU at 22,221 rows to 117 s at 172,019; \
-                   every query model is measured on every training query), the set-up alone about \
-                   740 s at 728,521 rows; see its README",
+        measured: "measured time grows as rows^2.04, from 2.4 s of CPU at 22,221 rows to 117 s at \
+                   172,019, as every query model is measured on every training query: the set-up \
+                   alone would take about 740 s at 728,521 rows; see its README",
     }),
     small_settings: &["rounds=10"],
     ..AlgorithmInfo::DEFAULT
