@@ -68,8 +68,9 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "L1-constrained, sparse; sparsity in the report",
     scale_limit: Some(ltr_core::ScaleLimit {
         max_train_rows: 150_000,
-        measured: "at 728,521 rows a fit at the defaults did not finish in 300 s; at 149,860 rows \
-                   it took 174 s",
+        measured: "measured time grows as rows^1.07, 54.6 s of CPU at 22,221 rows for 9 radii of \
+                   up to 1,000 iterations, each a pass over the data: about 2,250 s at 728,521 rows; \
+                   see its README",
     }),
     small_settings: &["max_iter=50"],
     ..AlgorithmInfo::DEFAULT
