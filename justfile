@@ -44,6 +44,12 @@ check collection:
 fuzz cases="250000":
     LTR_FUZZ_CASES={{cases}} cargo test --profile fast --locked -p ltr-fuzz --lib -- --ignored --nocapture fuzz_a_million
 
+# The Python package: a fresh virtual environment, the wheel built by maturin from the
+# workspace (reusing target/), installed with pip, then its pytest tests against the `ltr`
+# binary (`just test-python --profile fast` while iterating; `-- -k NAME` picks tests).
+test-python *args:
+    bash scripts/test-python.sh {{args}}
+
 # What CI runs (.ci/run).
 ci:
     bash .ci/run

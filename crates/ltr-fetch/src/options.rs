@@ -1,12 +1,24 @@
 //! How fetching works: the cache folder, the mirror, retries and timeouts. Built by the
 //! caller (the CLI reads the environment and the command line); nothing here reads the
-//! environment.
+//! environment but [`default_data_dir`], the per-user default every front end shares.
 
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
 use crate::error::FetchError;
+
+/// The per-user cache folder: `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`, else `.ltr-data`.
+pub fn default_data_dir() -> PathBuf {
+    let var = |name| std::env::var_os(name).filter(|d| !d.is_empty()).map(PathBuf::from);
+    if let Some(d) = var("XDG_CACHE_HOME") {
+        return d.join("ltr");
+    }
+    match var("HOME") {
+        Some(home) => home.join(".cache").join("ltr"),
+        None => PathBuf::from(".ltr-data"),
+    }
+}
 
 /// Where to get files before the embedded data and the official addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -35,11 +35,11 @@ use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_data::rotation::rotation;
 use ltr_format::ReadOptions;
 use ltr_format::reader::read_file_as_hashed;
-use ltr_metrics::{Criterion, EvalConfig, Evaluation, evaluate_dataset};
+use ltr_metrics::{Convention, ConventionParts, Criterion, EvalConfig, Evaluation, Metric, evaluate_dataset};
 use rayon::prelude::*;
 
 use crate::error::{HarnessError, Result};
-use crate::registry::{AlgoConfig, AnyModel};
+use crate::registry::{AlgoConfig, AnyModel, ModelFile};
 use crate::spec::{AlgorithmEntry, ExperimentSpec};
 
 /// The three splits of a fold, each carrying the convention it is evaluated under, so
@@ -177,12 +177,20 @@ pub fn point_seed(
     config: &AlgoConfig,
 ) -> Result<u64> {
     let files = fold_files(dataset, fold)?;
+    point_seed_of(master, [&files.train.sha256, &files.vali.sha256, &files.test.sha256], label, config)
+}
+
+/// [`point_seed`] from the sha256 of the fold's training, validation and test files, for
+/// callers that know them without a resolved dataset (the manifest's hashes of the embedded
+/// folds).
+pub fn point_seed_of(master: u64, sha256: [&str; 3], label: &str, config: &AlgoConfig) -> Result<u64> {
     // The tagged JSON names the algorithm by its id: `{"algorithm":"ranknet","params":{..}}`.
     let params = serde_json::to_string(config).map_err(|e| HarnessError::Serialize {
         what: format!("{label} parameters (seed derivation)"),
         reason: e.to_string(),
     })?;
-    Ok(derive_seed(master, &[&files.train.sha256, &files.vali.sha256, &files.test.sha256, &params]))
+    let [train, vali, test] = sha256;
+    Ok(derive_seed(master, &[train, vali, test, &params]))
 }
 
 /// The seed of a fold's training split ([`Dataset::split_seed`]): derived, as [`point_seed`]
@@ -211,6 +219,11 @@ pub fn fold_files(dataset: &DatasetInput, fold: u32) -> Result<&FoldFiles> {
 /// same pass and must be the ones the file's recorded sha256 (part of every cell key) was
 /// taken from: a file changed since its dataset was resolved is refused.
 pub fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -> Result<Dataset> {
+    read_split_under(dataset, f, eval_config(spec, dataset).convention)
+}
+
+/// [`read_split`] carrying `convention` instead of a spec's.
+pub fn read_split_under(dataset: &DatasetInput, f: &DataFile, convention: Convention) -> Result<Dataset> {
     let opts = read_options(dataset);
     let path = locate(&dataset.root, &f.rel).ok_or_else(|| ltr_format::DataError::Io {
         path: dataset.root.join(&f.rel),
@@ -219,8 +232,7 @@ pub fn read_split(spec: &ExperimentSpec, dataset: &DatasetInput, f: &DataFile) -
             "data file missing (plain or .gz; fetch the dataset first)",
         ),
     })?;
-    let convention = Some(eval_config(spec, dataset).convention);
-    Ok(read_file_as_hashed(&path, &opts, &f.sha256)?.dataset.with_convention(convention))
+    Ok(read_file_as_hashed(&path, &opts, &f.sha256)?.dataset.with_convention(Some(convention)))
 }
 
 /// How the protocol reads every file of a dataset: its width, missing-value token, clipping
@@ -362,6 +374,69 @@ pub fn fit_point(
     seed: u64,
 ) -> ltr_core::Result<AnyModel> {
     config.fit(train, valid, &mut Rng::new(seed))
+}
+
+/// One fit outside a run, as `ltr train` and the Python binding make it: the training and
+/// validation data normalised as a fold is (the normaliser fitted on the training data alone),
+/// the training data carrying its split seed, and the validation criterion on the training
+/// data's convention. Both front ends fit through it, so that the same data, parameters and
+/// seed give the same model file, byte for byte.
+#[derive(Debug)]
+pub struct SingleFit {
+    /// Training data, normalised, with its split seed.
+    pub train: Dataset,
+    /// Validation data, normalised as the training data.
+    pub vali: Option<Dataset>,
+    /// The normalisation fitted on the training data (stored in the model file).
+    pub normalizer: Normalizer,
+    /// Early stopping and round selection on the validation data.
+    pub criterion: Criterion,
+}
+
+impl SingleFit {
+    /// Normalises `train` and `vali` by `normalize` (fitted on `train`), gives `train` the
+    /// split seed, and sets the validation criterion: `metric` under `train`'s convention with
+    /// `parts` departing from it.
+    pub fn new(
+        train: Dataset,
+        vali: Option<Dataset>,
+        normalize: Normalization,
+        split_seed: Option<u64>,
+        metric: Metric,
+        parts: &ConventionParts,
+    ) -> Result<Self> {
+        let normalizer = normalize.fit(&train)?;
+        let (train, vali) = if normalizer.is_none() {
+            (train, vali)
+        } else {
+            (normalizer.apply(&train)?, vali.map(|v| normalizer.apply(&v)).transpose()?)
+        };
+        let train = train.with_split_seed(split_seed);
+        let criterion = Criterion::new(metric, EvalConfig::of(&train).with_parts(parts));
+        Ok(Self { train, vali, normalizer, criterion })
+    }
+
+    /// The validation the fit early-stops and selects on.
+    pub fn validation(&self) -> Option<Validation<'_>> {
+        self.vali.as_ref().map(|data| Validation { data, measure: &self.criterion })
+    }
+
+    /// Fits `config` with `seed` through [`fit_point`].
+    pub fn fit(&self, config: &AlgoConfig, seed: u64) -> ltr_core::Result<AnyModel> {
+        fit_point(config, &self.train, self.validation().as_ref(), seed)
+    }
+
+    /// The model file of a model this fit made with `config` and `seed`.
+    pub fn into_model_file(self, config: &AlgoConfig, seed: u64, model: AnyModel) -> ModelFile {
+        ModelFile {
+            ltr_version: env!("CARGO_PKG_VERSION").to_owned(),
+            config: config.clone(),
+            seed,
+            n_features: self.train.n_features(),
+            model,
+            normalizer: self.normalizer,
+        }
+    }
 }
 
 /// The protocol on one fold: reads its splits, then [`run_on_splits`].

@@ -252,7 +252,20 @@ pub struct ModelFile {
     pub normalizer: ltr_data::normalize::Normalizer,
 }
 
+/// The largest model file read (1 GiB): far above the largest model the registry's parameter
+/// ranges allow, small enough to refuse a wrong file before it fills the memory.
+pub const MAX_MODEL_BYTES: u64 = 1 << 30;
+
 impl ModelFile {
+    /// `data` through the model's feature normalisation, the one its training data went
+    /// through (as given when it has none): what the model scores.
+    pub fn prepare(&self, data: Dataset) -> Result<Dataset> {
+        if self.normalizer.is_none() {
+            return Ok(data);
+        }
+        Ok(self.normalizer.apply(&data)?)
+    }
+
     /// The file's text: one line of JSON.
     pub fn to_json(&self) -> Result<String> {
         serde_json::to_string(self)
@@ -360,6 +373,46 @@ fn join_table(
         }
     }
     out
+}
+
+/// Why the default configuration of algorithm `id` does not depend on feature scales
+/// (`None`: it does).
+pub fn scale_free_default(id: &str) -> Result<Option<String>> {
+    Ok(crate::feature_scale::scale_free(&AlgoConfig::default_for(id)?))
+}
+
+/// The algorithms with what the registry knows of each and every parameter (key, default,
+/// valid range, meaning): `ltr algorithms --format json` and the Python binding's
+/// `ltr.algorithms()`.
+pub fn catalogue(algorithms: &[AlgorithmInfo]) -> Result<serde_json::Value> {
+    let mut list = Vec::new();
+    for a in algorithms {
+        let params: Vec<serde_json::Value> = parameters(a.id)?
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "key": p.key,
+                    "default": p.default,
+                    "range": p.range.map(|r| r.to_string()),
+                    "doc": p.doc,
+                })
+            })
+            .collect();
+        list.push(serde_json::json!({
+            "id": a.id,
+            "name": a.name,
+            "family": a.family,
+            "year": a.year,
+            "loss": a.loss,
+            "optimizer": a.optimizer,
+            "reference": a.reference,
+            "validation_metric": default_validation_metric(a.id).to_string(),
+            "scale_limit": a.scale_limit,
+            "feature_scales_do_not_matter": scale_free_default(a.id)?,
+            "parameters": params,
+        }));
+    }
+    Ok(serde_json::Value::Array(list))
 }
 
 /// The registered ids, comma-separated (for messages).

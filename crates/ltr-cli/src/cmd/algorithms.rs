@@ -7,9 +7,8 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use ltr_core::AlgorithmInfo;
-use ltr_harness::feature_scale::scale_free;
 use ltr_harness::limits::thousands;
-use ltr_harness::registry::{AlgoConfig, default_validation_metric, parameters};
+use ltr_harness::registry::{default_validation_metric, parameters, scale_free_default};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -43,17 +42,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Text => text(algorithms)?,
         Format::Ids => algorithms.iter().map(|a| format!("{}\n", a.id)).collect(),
         Format::Tsv => tsv(algorithms),
-        Format::Json => json(algorithms)?,
+        Format::Json => serde_json::to_string_pretty(&ltr_harness::registry::catalogue(algorithms)?)? + "\n",
         Format::Markdown => markdown(algorithms),
     };
     crate::write_stdout(out.as_bytes());
     Ok(ExitCode::SUCCESS)
-}
-
-/// Why the algorithm's default configuration does not depend on feature scales (`None`: it
-/// does).
-fn scale_free_default(a: &AlgorithmInfo) -> anyhow::Result<Option<String>> {
-    Ok(scale_free(&AlgoConfig::default_for(a.id)?))
 }
 
 fn text(algorithms: &[AlgorithmInfo]) -> anyhow::Result<String> {
@@ -80,7 +73,7 @@ fn text(algorithms: &[AlgorithmInfo]) -> anyhow::Result<String> {
                 l.measured
             );
         }
-        match scale_free_default(a)? {
+        match scale_free_default(a.id)? {
             Some(why) => {
                 let _ = writeln!(out, "    feature scales do not matter: {why}");
             }
@@ -119,37 +112,6 @@ fn tsv(algorithms: &[AlgorithmInfo]) -> String {
             writeln!(out, "{}\t{}\t{}\t{}\t{limit}", a.id, a.family, a.loss, default_validation_metric(a.id));
     }
     out
-}
-
-fn json(algorithms: &[AlgorithmInfo]) -> anyhow::Result<String> {
-    let mut list = Vec::new();
-    for a in algorithms {
-        let params: Vec<serde_json::Value> = parameters(a.id)?
-            .iter()
-            .map(|p| {
-                serde_json::json!({
-                    "key": p.key,
-                    "default": p.default,
-                    "range": p.range.map(|r| r.to_string()),
-                    "doc": p.doc,
-                })
-            })
-            .collect();
-        list.push(serde_json::json!({
-            "id": a.id,
-            "name": a.name,
-            "family": a.family,
-            "year": a.year,
-            "loss": a.loss,
-            "optimizer": a.optimizer,
-            "reference": a.reference,
-            "validation_metric": default_validation_metric(a.id).to_string(),
-            "scale_limit": a.scale_limit,
-            "feature_scales_do_not_matter": scale_free_default(a)?,
-            "parameters": params,
-        }));
-    }
-    Ok(serde_json::to_string_pretty(&list)? + "\n")
 }
 
 /// The README's algorithm table: a row per algorithm, grouped by family (in the survey's

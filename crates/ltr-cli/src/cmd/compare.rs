@@ -8,7 +8,9 @@ use anyhow::{Context, bail};
 use ltr_format::scores::read_scores_for;
 use ltr_format::{ReadOptions, read_file};
 use ltr_metrics::{Convention, EvalConfig, Metric, evaluate_dataset};
-use ltr_report::significance::{Comparison, MetricTests, SignificanceConfig, format_p, letter, test_metric};
+use ltr_report::significance::{
+    MAX_PERMUTATIONS, MAX_SYSTEMS, SignificanceConfig, compare_systems, format_p, letter,
+};
 use ltr_stats::PairedTest;
 
 /// Output formats.
@@ -62,15 +64,6 @@ pub struct Args {
     #[arg(long, default_value_t = 42)]
     seed: u64,
 }
-
-/// Upper bound on --permutations. The smallest p-value it can give, 1/100001, is finer than
-/// the tables print (4 decimals) and than any Holm threshold of 64 systems (0.05/63), and it
-/// bounds run time: on 400 queries, 100000 permutations take about 1.6 s of CPU per system
-/// against the baseline (3.9 s for the all-pairs test of two systems); ten million took
-/// minutes.
-const MAX_PERMUTATIONS: usize = 100_000;
-/// Upper bound on the number of score files (letters and tables stay readable).
-const MAX_SYSTEMS: usize = 64;
 
 /// Runs `ltr compare`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -127,90 +120,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         alpha: ltr_stats::ALPHA,
     };
 
-    let metrics = Metric::REPORT;
-    let mut tests: Vec<Option<MetricTests>> = Vec::with_capacity(metrics.len());
-    for m in metrics {
-        // Queries every system has a finite value for (all of them under the official
-        // conventions), in file order.
-        let n = evals[0].per_query.len();
-        let mut columns: Vec<Vec<f64>> = vec![Vec::with_capacity(n); evals.len()];
-        for q in 0..n {
-            let row: Vec<f64> = evals
-                .iter()
-                .map(|e| e.per_query.get(q).and_then(|x| m.of_query(x)).unwrap_or(f64::NAN))
-                .collect();
-            if row.iter().all(|x| x.is_finite()) {
-                for (c, x) in columns.iter_mut().zip(row) {
-                    c.push(x);
-                }
-            }
-        }
-        let seed = ltr_core::derive_seed(args.seed, &["compare", &m.to_string()]);
-        tests.push(if names.len() < 2 {
-            None
-        } else {
-            match test_metric(&names, &columns, baseline, &m.to_string(), &sig, seed) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    log::warn!("{m}: no significance test ({e})");
-                    None
-                }
-            }
-        });
-    }
-    let means: Vec<Vec<f64>> = evals
-        .iter()
-        .map(|e| metrics.iter().map(|m| m.of_summary(&e.summary).unwrap_or(f64::NAN)).collect())
-        .collect();
-    let marks = |s: usize, j: usize| -> String {
-        tests[j].as_ref().map_or(String::new(), |t| t.beats[s].iter().map(|&b| letter(b)).collect())
-    };
-    let comparisons: Vec<&Comparison> =
-        tests.iter().flatten().flat_map(|t| t.vs_baseline.iter().flatten()).collect();
+    let compared = compare_systems(names, &evals, baseline, &Metric::REPORT, sig);
+    let (names, metrics, means, sig) =
+        (&compared.names, &compared.metrics, &compared.means, &compared.config);
+    let comparisons = compared.comparisons();
 
     let text = match args.format {
         Format::Json => {
-            let systems: Vec<serde_json::Value> = names
-                .iter()
-                .enumerate()
-                .map(|(s, n)| {
-                    let m: serde_json::Map<String, serde_json::Value> =
-                        metrics.iter().zip(&means[s]).map(|(m, v)| (m.to_string(), (*v).into())).collect();
-                    serde_json::json!({
-                        "name": n, "letter": letter(s), "scores": paths[s], "means": m,
-                        "better_than": metrics.iter().enumerate()
-                            .map(|(j, m)| (m.to_string(), tests[j].as_ref()
-                                .map_or(Vec::new(), |t| t.beats[s].iter().map(|&b| names[b].clone()).collect())))
-                            .filter(|(_, v)| !v.is_empty())
-                            .map(|(k, v)| (k, serde_json::Value::from(v)))
-                            .collect::<serde_json::Map<String, serde_json::Value>>(),
-                    })
-                })
-                .collect();
-            let mut pairs = Vec::new();
-            for (j, t) in tests.iter().enumerate() {
-                if let Some(p) = t.as_ref().and_then(|t| t.pairs.as_ref()) {
-                    for a in 0..names.len() {
-                        for b in a + 1..names.len() {
-                            pairs.push(serde_json::json!({
-                                "metric": metrics[j].to_string(), "a": names[a], "b": names[b], "p_value": p[a][b],
-                            }));
+            let mut doc = compared.to_json();
+            if let Some(obj) = doc.as_object_mut() {
+                obj.insert("feature_file".into(), serde_json::json!(args.feature_file));
+                obj.insert("convention".into(), serde_json::json!(args.convention));
+                if let Some(systems) = obj.get_mut("systems").and_then(|s| s.as_array_mut()) {
+                    for (system, path) in systems.iter_mut().zip(&paths) {
+                        if let Some(system) = system.as_object_mut() {
+                            system.insert("scores".into(), serde_json::json!(path));
                         }
                     }
                 }
             }
-            let doc = serde_json::json!({
-                "feature_file": args.feature_file,
-                "convention": args.convention,
-                "queries": data.n_queries(),
-                "baseline": names[baseline],
-                "test": sig.test.name(),
-                "alpha": sig.alpha,
-                "permutations": (sig.test == PairedTest::Randomization || sig.all_pairs).then_some(sig.permutations),
-                "systems": systems,
-                "comparisons": comparisons,
-                "pairs": if args.all_pairs { Some(pairs) } else { None },
-            });
             serde_json::to_string_pretty(&doc)? + "\n"
         }
         Format::Text | Format::Markdown => {
@@ -225,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .map(|(s, n)| {
                     let mut r = vec![format!("{} {}", letter(s), shown(n))];
                     r.extend(metrics.iter().enumerate().map(|(j, _)| {
-                        let k = marks(s, j);
+                        let k = compared.marks(s, j);
                         match (k.is_empty(), md) {
                             (true, _) => format!("{:.4}", means[s][j]),
                             (false, true) => format!("{:.4}<sup>{k}</sup>", means[s][j]),

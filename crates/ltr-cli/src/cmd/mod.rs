@@ -67,7 +67,7 @@ impl DataArgs {
     pub fn fetch_options(&self) -> anyhow::Result<FetchOptions> {
         let data_dir = match self.data_dir.as_ref().filter(|d| !d.as_os_str().is_empty()) {
             Some(d) => d.clone(),
-            None => default_data_dir(),
+            None => ltr_fetch::options::default_data_dir(),
         };
         let data_dir = std::path::absolute(&data_dir).unwrap_or(data_dir);
         let mut opts = FetchOptions::new(data_dir);
@@ -90,18 +90,6 @@ pub struct ReportArgs {
     /// plots and per-query data (default: $LTR_REPORTS_DIR, else ./reports).
     #[arg(long, env = "LTR_REPORTS_DIR", default_value = "reports")]
     pub out: PathBuf,
-}
-
-/// The per-user cache folder: `$XDG_CACHE_HOME/ltr`, else `~/.cache/ltr`, else `.ltr-data`.
-fn default_data_dir() -> PathBuf {
-    let var = |name| std::env::var_os(name).filter(|d| !d.is_empty()).map(PathBuf::from);
-    if let Some(d) = var("XDG_CACHE_HOME") {
-        return d.join("ltr");
-    }
-    match var("HOME") {
-        Some(home) => home.join(".cache").join("ltr"),
-        None => PathBuf::from(".ltr-data"),
-    }
 }
 
 /// The version string recorded in reports: crate version and, when built from a git

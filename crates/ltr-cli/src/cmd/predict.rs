@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 use ltr_core::Dataset;
 use ltr_format::{ReadOptions, read_file};
 use ltr_harness::ModelFile;
+use ltr_harness::registry::MAX_MODEL_BYTES;
 use ltr_runner::store::format_scores;
 
 /// Output formats.
@@ -116,16 +117,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// `data` through the model's feature normalisation, the one its training data went through
 /// (as read when it has none).
 pub(crate) fn normalized(file: &ModelFile, data: Dataset) -> anyhow::Result<Dataset> {
-    if file.normalizer.is_none() {
-        return Ok(data);
+    if !file.normalizer.is_none() {
+        log::info!("features normalised as in training: {}", file.normalizer.method());
     }
-    log::info!("features normalised as in training: {}", file.normalizer.method());
-    Ok(file.normalizer.apply(&data)?)
+    Ok(file.prepare(data)?)
 }
-
-/// The largest model file read (1 GiB): far above the largest model the registry's parameter
-/// ranges allow, small enough to refuse a wrong file before it fills the memory.
-const MAX_MODEL_BYTES: u64 = 1 << 30;
 
 /// Reads and checks a model file ([`ModelFile::from_json`]): one `ltr train` wrote, or a
 /// result store's `cells/<key>.model.json`.

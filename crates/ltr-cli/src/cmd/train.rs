@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use ltr_core::{Dataset, Validation};
+use ltr_core::Dataset;
 use ltr_data::normalize::Normalization;
 use ltr_data::resolved::{DatasetInput, DatasetStatus, FoldFiles};
 use ltr_format::reader::read_file_as_hashed;
@@ -19,7 +19,7 @@ use ltr_harness::ModelFile;
 use ltr_harness::feature_scale::{scale_free, unnormalised_warning};
 use ltr_harness::protocol;
 use ltr_harness::registry::{AlgoConfig, default_validation_metric};
-use ltr_metrics::{Convention, ConventionParts, Criterion, EvalConfig, Metric};
+use ltr_metrics::{Convention, ConventionParts, Metric};
 use ltr_runner::store::{CellCheck, CellRecord, ResultStore};
 
 use crate::cmd::predict::{read_of_width, refuse_overwriting_inputs};
@@ -237,32 +237,18 @@ fn fit(job: &Job) -> anyhow::Result<ModelFile> {
         }
     }
     // As the protocol normalises a fold: fitted on the training split alone.
-    let normalizer = job.normalize.fit(&train)?;
-    let (train, vali) = if normalizer.is_none() {
-        (train, vali)
-    } else {
+    let single =
+        protocol::SingleFit::new(train, vali, job.normalize, job.split_seed, job.metric, &job.parts)?;
+    if !single.normalizer.is_none() {
         log::info!("features normalised: {} ({})", job.normalize, job.normalize.describe());
-        (normalizer.apply(&train)?, vali.map(|v| normalizer.apply(&v)).transpose()?)
-    };
-    let train = train.with_split_seed(job.split_seed);
-    let criterion = Criterion::new(job.metric, EvalConfig::of(&train).with_parts(&job.parts));
-    let valid = vali.as_ref().map(|data| Validation { data, measure: &criterion });
-    let t = Instant::now();
-    let model = crate::progress::one_fit(config.id(), || {
-        protocol::fit_point(config, &train, valid.as_ref(), job.seed)
-    })?;
-    log::info!("trained {} in {:.3} s", config.id(), t.elapsed().as_secs_f64());
-    if let Some(v) = &valid {
-        log::info!("validation {}: {:.6}", criterion.metric, v.evaluate(&model.score_vec(v.data)?)?);
     }
-    Ok(ModelFile {
-        ltr_version: env!("CARGO_PKG_VERSION").to_owned(),
-        config: config.clone(),
-        seed: job.seed,
-        n_features: train.n_features(),
-        model,
-        normalizer,
-    })
+    let t = Instant::now();
+    let model = crate::progress::one_fit(config.id(), || single.fit(config, job.seed))?;
+    log::info!("trained {} in {:.3} s", config.id(), t.elapsed().as_secs_f64());
+    if let Some(v) = &single.validation() {
+        log::info!("validation {}: {:.6}", single.criterion.metric, v.evaluate(&model.score_vec(v.data)?)?);
+    }
+    Ok(single.into_model_file(config, job.seed, model))
 }
 
 /// A stored cell being fitted again.
