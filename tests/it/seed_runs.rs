@@ -155,7 +155,8 @@ fn three_seeds_refit_listnet_twice_leave_ranksvm_alone_and_report_the_spread() {
 
     let out = ok(&ltr(&dir.path().join("t1"), &cache, &["sensitivity", "results/seeded"]));
     assert!(out.contains("## Seed sensitivity") && out.contains("deterministic"), "{out}");
-    let out = ok(&ltr(&dir.path().join("t1"), &cache, &["sensitivity", "results/seeded", "--format", "json"]));
+    let out =
+        ok(&ltr(&dir.path().join("t1"), &cache, &["sensitivity", "results/seeded", "--format", "json"]));
     let cli: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(cli["seed_sensitivity"], one["seed_sensitivity"]);
 }

@@ -75,7 +75,8 @@ pub fn compute(cells: &[&CellRecord], aggs: &[Aggregate]) -> Vec<SeedRow> {
                     }
                     let first = m.of_summary(&c.test).unwrap_or(f64::NAN);
                     let further = r.runs.iter().filter_map(|s| s.test.as_ref());
-                    let values = std::iter::once(first).chain(further.map(|t| m.of_summary(t).unwrap_or(f64::NAN)));
+                    let values =
+                        std::iter::once(first).chain(further.map(|t| m.of_summary(t).unwrap_or(f64::NAN)));
                     mean_and_std(values.collect::<Vec<_>>().into_iter()).1
                 });
                 let (std_seeds, _) = mean_and_std(per_fold.collect::<Vec<_>>().into_iter());
@@ -123,7 +124,12 @@ pub fn section(rows: &[SeedRow]) -> String {
     let mut header = vec!["Dataset".to_owned(), "Algorithm".to_owned(), "Seeds".to_owned()];
     for m in SEED_METRICS {
         let name = header_label(m);
-        header.extend([name.clone(), format!("σ folds {name}"), format!("σ seeds {name}"), format!("Ratio {name}")]);
+        header.extend([
+            name.clone(),
+            format!("σ folds {name}"),
+            format!("σ seeds {name}"),
+            format!("Ratio {name}"),
+        ]);
     }
     let mut b = tabled::builder::Builder::default();
     b.push_record(header);

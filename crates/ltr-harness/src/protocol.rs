@@ -186,7 +186,9 @@ fn refit_with_seeds(
                     Ok((v, test.summary))
                 });
             match fitted {
-                Ok((v, test)) => SeedRun { seed: s, vali: v.is_finite().then_some(v), test: Some(test), error: None },
+                Ok((v, test)) => {
+                    SeedRun { seed: s, vali: v.is_finite().then_some(v), test: Some(test), error: None }
+                }
                 Err(e) => SeedRun { seed: s, vali: None, test: None, error: Some(e) },
             }
         })

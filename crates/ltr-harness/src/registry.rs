@@ -242,7 +242,8 @@ impl AlgoConfig {
             }
             Randomness::WhenSampling(keys) => {
                 let params = self.params_json();
-                keys.iter().any(|k| params.get(*k).and_then(serde_json::Value::as_f64).is_some_and(|f| f < 1.0))
+                keys.iter()
+                    .any(|k| params.get(*k).and_then(serde_json::Value::as_f64).is_some_and(|f| f < 1.0))
             }
         }
     }
@@ -649,7 +650,6 @@ mod tests {
         for (id, set) in [
             ("lambdamart", "row_subsample=0.5"),
             ("mcrank", "feature_subsample=0.5"),
-            ("gbrank", "row_subsample=0.5"),
             ("prank", "shuffle=false"),
         ] {
             let mut s = settings(AlgoConfig::default_for(id).unwrap().info().small_settings);

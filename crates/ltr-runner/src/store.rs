@@ -569,9 +569,9 @@ mod tests {
         assert_eq!(key(&spec), before);
     }
 
-    /// A spec without `seeds` and one with `seeds = 1` key a cell as stores written before
-    /// further seeds existed did (the key pinned under a fixed code table, computed by the
-    /// code before them); more seeds key another cell.
+    /// A spec without `seeds` and one with `seeds = 1` key a cell alike, and as stores written
+    /// before further seeds existed did (the key material then has no `seeds` field at all);
+    /// more seeds key another cell.
     #[test]
     fn one_seed_keys_a_cell_as_before_and_more_seeds_another() {
         let mut code = CodeHashes::builtin();
@@ -587,7 +587,6 @@ mod tests {
         let base = "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"D\"]\nseed = 3\n\n\
                     [[algorithms]]\nid = \"listnet\"\ngrid = { hidden = [0, 8] }\n";
         let without = key(base);
-        eprintln!("PINNED {without}");
         assert_eq!(key(&base.replace("seed = 3", "seed = 3\nseeds = 1")), without);
         assert_ne!(key(&base.replace("seed = 3", "seed = 3\nseeds = 3")), without);
     }
