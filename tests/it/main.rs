@@ -23,6 +23,7 @@ mod metrics_fixture;
 mod normalize;
 mod refit;
 mod reports;
+mod seed_runs;
 mod seeds;
 mod store;
 mod synth;

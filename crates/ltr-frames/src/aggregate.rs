@@ -91,6 +91,16 @@ impl Aggregate {
     }
 }
 
+/// Mean and sample standard deviation (n - 1; 0 for one value), summed in the given order:
+/// the aggregation of [`aggregate`] for values outside a frame.
+pub fn mean_and_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let n = values.clone().count() as f64;
+    let mean = values.clone().sum::<f64>() / n;
+    let std =
+        if n > 1.0 { (values.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
+    (mean, std)
+}
+
 /// The column name of a metric in every frame (`ndcg@10`).
 pub fn column(metric: Metric) -> PlSmallStr {
     metric.to_string().into()
@@ -331,6 +341,15 @@ mod tests {
         let csv = to_csv(&aggs, &[]).unwrap();
         assert!(csv.starts_with("dataset,algorithm,folds,ndcg@1_mean,ndcg@1_std"), "{csv}");
         assert_eq!(csv.lines().count(), 3);
+    }
+
+    #[test]
+    fn mean_and_std_by_hand() {
+        // 1, 2, 4: mean 7/3; squared deviations 16/9, 1/9, 25/9 -> variance 42/18 = 7/3.
+        let (m, s) = mean_and_std([1.0, 2.0, 4.0].into_iter());
+        assert_eq!(m, 7.0 / 3.0);
+        assert!((s - (7.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        assert_eq!(mean_and_std([0.5].into_iter()), (0.5, 0.0));
     }
 
     #[test]

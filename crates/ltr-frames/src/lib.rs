@@ -11,6 +11,7 @@ pub mod aggregate;
 pub mod digest;
 pub mod markdown;
 pub mod per_query;
+pub mod seeds;
 pub mod sensitivity;
 pub mod significance;
 pub mod strata;

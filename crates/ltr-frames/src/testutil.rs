@@ -34,6 +34,7 @@ pub fn cell(label: &str, fold: u32, scores: &[f64]) -> CellRecord {
         per_query: eval.per_query,
         model_stats: BTreeMap::new(),
         normalizer: Default::default(),
+        seed_runs: None,
         binary: String::new(),
         scores_sha256: String::new(),
         model_sha256: String::new(),

@@ -35,8 +35,11 @@ use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_data::rotation::rotation;
 use ltr_format::ReadOptions;
 use ltr_format::reader::read_file_as_hashed;
-use ltr_metrics::{Convention, ConventionParts, Criterion, EvalConfig, Evaluation, Metric, evaluate_dataset};
+use ltr_metrics::{
+    Convention, ConventionParts, Criterion, EvalConfig, Evaluation, Metric, Summary, evaluate_dataset,
+};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
 use crate::registry::{AlgoConfig, AnyModel, ModelFile};
@@ -112,6 +115,87 @@ pub struct CellOutcome {
     /// What the selected model costs or looks like, for the algorithms whose point is a
     /// trade-off the metrics do not show ([`model_statistics`]).
     pub model_stats: BTreeMap<String, f64>,
+    /// The selected point fitted again with further seeds (`None` when the spec asks for
+    /// one seed).
+    pub seed_runs: Option<SeedRuns>,
+}
+
+/// A cell's selected grid point fitted again with further seeds, when the spec asks for more
+/// than one (`seeds`): what a change of seed alone does to its numbers. The cell's own model,
+/// the one its tables show, stays the first seed's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedRuns {
+    /// Seeds asked for, the cell's own included (the spec's `seeds`).
+    pub seeds: u32,
+    /// Whether the selected configuration draws from its seed
+    /// ([`AlgoConfig::draws_from_seed`]). When it does not, nothing is refitted: every seed
+    /// gives the cell's model, and the spread over seeds is exactly 0.
+    pub randomised: bool,
+    /// The further fits in seed order: `seeds - 1` when randomised, else none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<SeedRun>,
+}
+
+/// One further fit of a cell's selected grid point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedRun {
+    /// Its seed ([`further_seeds`]).
+    pub seed: u64,
+    /// The validation value of its model (absent when not a number, or not trained).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vali: Option<f64>,
+    /// Its test means (absent when it could not be trained).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<Summary>,
+    /// Why it could not be trained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The `n - 1` further seeds of a grid point whose own seed is `seed` ([`point_seed`]):
+/// derived from it alone, so they follow the data and the parameters as it does.
+pub fn further_seeds(seed: u64, n: u32) -> Vec<u64> {
+    (1..n).map(|i| derive_seed(seed, &["further seed", &i.to_string()])).collect()
+}
+
+/// Fits `config` again with the further seeds of `seed` ([`further_seeds`]), in parallel,
+/// and evaluates each model on vali and test; nothing when `config` draws nothing from its
+/// seed. A fit that fails is recorded with why; the others stand.
+fn refit_with_seeds(
+    config: &AlgoConfig,
+    seed: u64,
+    seeds: u32,
+    splits: &Splits,
+    valid: &Validation<'_>,
+    eval: &EvalConfig,
+) -> SeedRuns {
+    let randomised = config.draws_from_seed();
+    if !randomised {
+        return SeedRuns { seeds, randomised, runs: Vec::new() };
+    }
+    // Seeds are derived before any parallel work; results are collected in seed order.
+    let runs = further_seeds(seed, seeds)
+        .into_par_iter()
+        .map(|s| {
+            let fitted = fit_point(config, &splits.train, Some(valid), s)
+                .and_then(|model| {
+                    let v = valid.evaluate(&model.score_vec(&splits.vali)?)?;
+                    Ok((v, model.score_vec(&splits.test)?))
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|(v, scores)| {
+                    let test = evaluate_dataset(&splits.test, &scores, eval).map_err(|e| e.to_string())?;
+                    Ok((v, test.summary))
+                });
+            match fitted {
+                Ok((v, test)) => {
+                    SeedRun { seed: s, vali: v.is_finite().then_some(v), test: Some(test), error: None }
+                }
+                Err(e) => SeedRun { seed: s, vali: None, test: None, error: Some(e) },
+            }
+        })
+        .collect();
+    SeedRuns { seeds, randomised, runs }
 }
 
 /// The model statistic counting the distinct features a model reads ([`model_statistics`]).
@@ -456,7 +540,8 @@ pub fn run_fold(
 /// so a large grid holds one batch of models, not one per point; the outcome does not depend
 /// on the thread count. A point that cannot be trained is recorded with why
 /// ([`CellOutcome::errors`]) and selection goes on over the others; the cell fails only when
-/// no point trained.
+/// no point trained. With the spec's `seeds` above 1, the selected point is then fitted again
+/// with its further seeds ([`SeedRuns`]); the cell's model stays the first seed's.
 pub fn run_on_splits(
     spec: &ExperimentSpec,
     dataset: &DatasetInput,
@@ -547,6 +632,12 @@ pub fn run_on_splits(
     let evaluation =
         evaluate_dataset(&splits.test, &test_scores, &eval).map_err(|e| cell_err(Box::new(e)))?;
     let model_stats = model_statistics(&model, &splits.test).map_err(|e| cell_err(Box::new(e)))?;
+    let seed_runs = match (spec.seeds > 1, entry.grid.get(chosen), seeds.get(chosen)) {
+        (true, Some(config), Some(&seed)) => {
+            Some(refit_with_seeds(config, seed, spec.seeds, splits, &valid, &eval))
+        }
+        _ => None,
+    };
     Ok(CellOutcome {
         eval,
         criterion,
@@ -560,6 +651,7 @@ pub fn run_on_splits(
         evaluation,
         fit_seconds,
         model_stats,
+        seed_runs,
     })
 }
 

@@ -1,7 +1,9 @@
 //! The closed set of algorithms: one enum variant per algorithm id, typed parameters, typed
 //! models, parameter tables. Adding an algorithm is one line in the `registry!` invocation
-//! below (`Variant => "id", crate::ParamsType, crate::INFO;`); every other fact about it
-//! (validation metric, scale limit, feature scales, short settings) is in its INFO const.
+//! below (`Variant => "id", crate::ParamsType, crate::INFO, randomness;`); every other fact
+//! about it (validation metric, scale limit, feature scales, short settings) is in its INFO
+//! const. Its randomness (whether its fits draw from their seed) is stated here, beside the
+//! registry's test that fits every algorithm with two seeds and checks it.
 
 use ltr_core::{
     AlgorithmInfo, Dataset, FeatureWeights, Learner, ParamInfo, ParamRange, Params, Ranker, Rng, Validation,
@@ -12,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{HarnessError, Result};
 
 macro_rules! registry {
-    ($( $variant:ident => $id:literal, $krate:ident :: $params:ident, $info:expr; )*) => {
+    ($( $variant:ident => $id:literal, $krate:ident :: $params:ident, $info:expr, $random:expr; )*) => {
         /// Typed hyperparameters of one algorithm (serialised as
         /// `{"algorithm": "<id>", "params": {...}}`).
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,6 +76,11 @@ macro_rules! registry {
             /// The algorithm's metadata.
             pub fn info(&self) -> &'static AlgorithmInfo {
                 match self { $(Self::$variant(_) => &$info,)* }
+            }
+
+            /// Whether the algorithm's fits draw from their seed, and when ([`Randomness`]).
+            pub fn randomness(&self) -> Randomness {
+                match self { $(Self::$variant(_) => $random,)* }
             }
 
             /// The default parameters of an algorithm id.
@@ -181,6 +188,14 @@ macro_rules! registry {
             }
         }
 
+        /// Whether an algorithm id's fits draw from their seed ([`AlgoConfig::randomness`]).
+        pub fn randomness(id: &str) -> Result<Randomness> {
+            match id {
+                $($id => Ok($random),)*
+                _ => Err(unknown(id)),
+            }
+        }
+
         /// The parameter table of an algorithm id (`<P as Params>::TABLE`).
         pub fn param_table(id: &str) -> Result<&'static [ParamInfo]> {
             match id {
@@ -191,45 +206,88 @@ macro_rules! registry {
     };
 }
 
+/// Whether an algorithm's fits draw from the seed they are given: what fitting a configuration
+/// again with another seed can change (a spec's `seeds`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Randomness {
+    /// Never: every seed gives the same model.
+    Never,
+    /// Always: initial weights, the order of examples, sampled pairs or mutations. (SSRankBoost
+    /// is not one: the grades it hides are drawn from the training split's seed, the same for
+    /// every grid point and seed; the RankSVM ensemble draws the order of its members only when
+    /// it selects them on a validation split, as the protocol always has it do.)
+    Always,
+    /// Only when one of these flags is on (a seeded order of examples).
+    WhenOn(&'static [&'static str]),
+    /// Only when one of these parameters, a fraction sampled for each tree, is below 1.
+    WhenSampling(&'static [&'static str]),
+}
+
+/// The tree learner's sampling fractions (`ltr-trees`): its only draws from the seed.
+const TREE_SAMPLING: Randomness = Randomness::WhenSampling(&["row_subsample", "feature_subsample"]);
+
+/// PRank visits the documents in a seeded order when it shuffles, else in file order.
+const PRANK_ORDER: Randomness = Randomness::WhenOn(&["shuffle"]);
+
+impl AlgoConfig {
+    /// Whether a fit of these parameters draws from its seed ([`AlgoConfig::randomness`]):
+    /// with `false`, every seed gives the same model.
+    pub fn draws_from_seed(&self) -> bool {
+        match self.randomness() {
+            Randomness::Never => false,
+            Randomness::Always => true,
+            Randomness::WhenOn(keys) => {
+                let params = self.params_json();
+                keys.iter().any(|k| params.get(*k).and_then(serde_json::Value::as_bool) == Some(true))
+            }
+            Randomness::WhenSampling(keys) => {
+                let params = self.params_json();
+                keys.iter()
+                    .any(|k| params.get(*k).and_then(serde_json::Value::as_f64).is_some_and(|f| f < 1.0))
+            }
+        }
+    }
+}
+
 registry! {
-    Regression => "regression", ltr_pointwise::RegressionParams, ltr_pointwise::REGRESSION_INFO;
-    Prank => "prank", ltr_pointwise::PrankParams, ltr_pointwise::PRANK_INFO;
-    RankSvm => "ranksvm", ltr_ranksvm::RankSvmParams, ltr_ranksvm::INFO;
-    Crr => "crr", ltr_crr::CrrParams, ltr_crr::INFO;
-    PcRank => "pcrank", ltr_pcrank::PcRankParams, ltr_pcrank::INFO;
-    RankBoost => "rankboost", ltr_rankboost::RankBoostParams, ltr_rankboost::INFO;
-    AdaRankMap => "adarank-map", ltr_adarank::AdaRankMapParams, ltr_adarank::INFO_MAP;
-    AdaRankNdcg => "adarank-ndcg", ltr_adarank::AdaRankNdcgParams, ltr_adarank::INFO_NDCG;
-    LambdaMart => "lambdamart", ltr_lambdamart::LambdaMartParams, ltr_lambdamart::INFO;
-    IntervalRank => "intervalrank", ltr_intervalrank::IntervalRankParams, ltr_intervalrank::INFO;
-    RankNet => "ranknet", ltr_ranknet::RankNetParams, ltr_ranknet::INFO_RANKNET;
-    LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK;
-    ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET;
-    ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE;
-    RankSvmEnsemble => "ranksvm-ensemble", ltr_ranksvm_ensemble::EnsembleParams, ltr_ranksvm_ensemble::INFO;
-    IrSvm => "ir-svm", ltr_irsvm::IrSvmParams, ltr_irsvm::INFO;
-    RankLr => "ranklr", ltr_ranklr::RankLrParams, ltr_ranklr::INFO;
-    FenchelRank => "fenchelrank", ltr_fenchelrank::FenchelRankParams, ltr_fenchelrank::INFO;
-    RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO;
-    Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO;
-    McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO;
-    GbRank => "gbrank", ltr_gbrank::GbRankParams, ltr_gbrank::INFO_GBRANK;
-    QbRank => "qbrank", ltr_gbrank::QbRankParams, ltr_gbrank::INFO_QBRANK;
-    RankRls => "rankrls", ltr_rankrls::RankRlsParams, ltr_rankrls::INFO;
-    Slr => "slr", ltr_slr::SlrParams, ltr_slr::INFO;
-    RankGp => "rankgp", ltr_rankgp::RankGpParams, ltr_rankgp::INFO;
-    SvmMap => "svm-map", ltr_svmmap::SvmMapParams, ltr_svmmap::INFO;
-    PermuRank => "permurank", ltr_permurank::PermuRankParams, ltr_permurank::INFO;
-    MpBoost => "mpboost", ltr_mpboost::MpBoostParams, ltr_mpboost::INFO;
-    RankRefine => "rankrefine", ltr_rankrefine::RankRefineParams, ltr_rankrefine::INFO;
-    SsRankBoost => "ssrankboost", ltr_ssrankboost::SsRankBoostParams, ltr_ssrankboost::INFO;
-    FRank => "frank", ltr_frank::FRankParams, ltr_frank::INFO;
-    NdcgBoost => "ndcgboost", ltr_ndcgboost::NdcgBoostParams, ltr_ndcgboost::INFO;
-    SoftRank => "softrank", ltr_softrank::SoftRankParams, ltr_softrank::INFO;
-    BayesRank => "bayesrank", ltr_bayesrank::BayesRankParams, ltr_bayesrank::INFO;
-    BoltzRank => "boltzrank", ltr_boltzrank::BoltzRankParams, ltr_boltzrank::INFO;
-    SortNet => "sortnet", ltr_sortnet::SortNetParams, ltr_sortnet::INFO;
-    BestFeature => "best-feature", ltr_bestfeature::BestFeatureParams, ltr_bestfeature::INFO;
+    Regression => "regression", ltr_pointwise::RegressionParams, ltr_pointwise::REGRESSION_INFO, Randomness::Never;
+    Prank => "prank", ltr_pointwise::PrankParams, ltr_pointwise::PRANK_INFO, PRANK_ORDER;
+    RankSvm => "ranksvm", ltr_ranksvm::RankSvmParams, ltr_ranksvm::INFO, Randomness::Never;
+    Crr => "crr", ltr_crr::CrrParams, ltr_crr::INFO, Randomness::Always;
+    PcRank => "pcrank", ltr_pcrank::PcRankParams, ltr_pcrank::INFO, Randomness::Never;
+    RankBoost => "rankboost", ltr_rankboost::RankBoostParams, ltr_rankboost::INFO, Randomness::Never;
+    AdaRankMap => "adarank-map", ltr_adarank::AdaRankMapParams, ltr_adarank::INFO_MAP, Randomness::Never;
+    AdaRankNdcg => "adarank-ndcg", ltr_adarank::AdaRankNdcgParams, ltr_adarank::INFO_NDCG, Randomness::Never;
+    LambdaMart => "lambdamart", ltr_lambdamart::LambdaMartParams, ltr_lambdamart::INFO, TREE_SAMPLING;
+    IntervalRank => "intervalrank", ltr_intervalrank::IntervalRankParams, ltr_intervalrank::INFO, TREE_SAMPLING;
+    RankNet => "ranknet", ltr_ranknet::RankNetParams, ltr_ranknet::INFO_RANKNET, Randomness::Always;
+    LambdaRank => "lambdarank", ltr_ranknet::LambdaRankParams, ltr_ranknet::INFO_LAMBDARANK, Randomness::Always;
+    ListNet => "listnet", ltr_listnet::ListNetParams, ltr_listnet::INFO_LISTNET, Randomness::Always;
+    ListMle => "listmle", ltr_listnet::ListMleParams, ltr_listnet::INFO_LISTMLE, Randomness::Always;
+    RankSvmEnsemble => "ranksvm-ensemble", ltr_ranksvm_ensemble::EnsembleParams, ltr_ranksvm_ensemble::INFO, Randomness::Always;
+    IrSvm => "ir-svm", ltr_irsvm::IrSvmParams, ltr_irsvm::INFO, Randomness::Never;
+    RankLr => "ranklr", ltr_ranklr::RankLrParams, ltr_ranklr::INFO, Randomness::Never;
+    FenchelRank => "fenchelrank", ltr_fenchelrank::FenchelRankParams, ltr_fenchelrank::INFO, Randomness::Never;
+    RankCosine => "rankcosine", ltr_rankcosine::RankCosineParams, ltr_rankcosine::INFO, Randomness::Never;
+    Cascade => "cascade", ltr_cascade::CascadeParams, ltr_cascade::INFO, Randomness::Never;
+    McRank => "mcrank", ltr_mcrank::McRankParams, ltr_mcrank::INFO, TREE_SAMPLING;
+    GbRank => "gbrank", ltr_gbrank::GbRankParams, ltr_gbrank::INFO_GBRANK, TREE_SAMPLING;
+    QbRank => "qbrank", ltr_gbrank::QbRankParams, ltr_gbrank::INFO_QBRANK, TREE_SAMPLING;
+    RankRls => "rankrls", ltr_rankrls::RankRlsParams, ltr_rankrls::INFO, Randomness::Never;
+    Slr => "slr", ltr_slr::SlrParams, ltr_slr::INFO, Randomness::Never;
+    RankGp => "rankgp", ltr_rankgp::RankGpParams, ltr_rankgp::INFO, Randomness::Always;
+    SvmMap => "svm-map", ltr_svmmap::SvmMapParams, ltr_svmmap::INFO, Randomness::Never;
+    PermuRank => "permurank", ltr_permurank::PermuRankParams, ltr_permurank::INFO, Randomness::Never;
+    MpBoost => "mpboost", ltr_mpboost::MpBoostParams, ltr_mpboost::INFO, Randomness::Never;
+    RankRefine => "rankrefine", ltr_rankrefine::RankRefineParams, ltr_rankrefine::INFO, Randomness::Never;
+    SsRankBoost => "ssrankboost", ltr_ssrankboost::SsRankBoostParams, ltr_ssrankboost::INFO, Randomness::Never;
+    FRank => "frank", ltr_frank::FRankParams, ltr_frank::INFO, Randomness::Never;
+    NdcgBoost => "ndcgboost", ltr_ndcgboost::NdcgBoostParams, ltr_ndcgboost::INFO, Randomness::Never;
+    SoftRank => "softrank", ltr_softrank::SoftRankParams, ltr_softrank::INFO, Randomness::Always;
+    BayesRank => "bayesrank", ltr_bayesrank::BayesRankParams, ltr_bayesrank::INFO, Randomness::Always;
+    BoltzRank => "boltzrank", ltr_boltzrank::BoltzRankParams, ltr_boltzrank::INFO, Randomness::Always;
+    SortNet => "sortnet", ltr_sortnet::SortNetParams, ltr_sortnet::INFO, Randomness::Always;
+    BestFeature => "best-feature", ltr_bestfeature::BestFeatureParams, ltr_bestfeature::INFO, Randomness::Never;
 }
 
 /// A model file, as `ltr train` writes it and `ltr predict` reads it: the fitted model with
@@ -621,6 +679,53 @@ mod tests {
             }
         }
         b.finish().unwrap()
+    }
+
+    /// The stated randomness is what fits do: two seeds give the same model exactly when
+    /// [`AlgoConfig::draws_from_seed`] says they draw nothing, for every algorithm at its
+    /// defaults and at its short settings, and for the parameters that switch drawing on or off.
+    /// Fits run as the protocol runs them: with a validation split, on a training split
+    /// carrying its split seed.
+    #[test]
+    fn the_stated_randomness_is_what_two_seeds_do() {
+        let data = toy().with_split_seed(Some(7));
+        let criterion = ltr_metrics::Criterion::new(
+            Metric::Map,
+            ltr_metrics::EvalConfig::official(ltr_metrics::Convention::Letor3),
+        );
+        let valid = Validation { data: &data, measure: &criterion };
+        let settings = |s: &[&str]| s.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let mut configs = Vec::new();
+        for info in ALGORITHMS {
+            configs.push(AlgoConfig::default_for(info.id).unwrap());
+            configs.push(AlgoConfig::from_settings(info.id, &settings(info.small_settings)).unwrap());
+        }
+        for (id, set) in [
+            ("lambdamart", "row_subsample=0.5"),
+            ("mcrank", "feature_subsample=0.5"),
+            ("prank", "shuffle=false"),
+        ] {
+            let mut s = settings(AlgoConfig::default_for(id).unwrap().info().small_settings);
+            s.push(set.to_owned());
+            configs.push(AlgoConfig::from_settings(id, &s).unwrap());
+        }
+        let mut wrong = Vec::new();
+        let (mut drawing, mut not) = (0, 0);
+        for config in &configs {
+            let model = |seed: u64| {
+                serde_json::to_string(&config.fit(&data, Some(&valid), &mut Rng::new(seed)).unwrap()).unwrap()
+            };
+            let differ = model(1) != model(2);
+            if differ != config.draws_from_seed() {
+                wrong.push(format!("{} {}: two seeds differ: {differ}", config.id(), config.params_json()));
+            }
+            if differ { drawing += 1 } else { not += 1 }
+        }
+        assert!(wrong.is_empty(), "stated randomness is wrong:\n{}", wrong.join("\n"));
+        assert!(drawing > 10 && not > 10, "{drawing} configurations draw, {not} do not");
+        assert_eq!(randomness("ranksvm").unwrap(), Randomness::Never);
+        assert_eq!(randomness("listnet").unwrap(), Randomness::Always);
+        assert!(randomness("no-such-ranker").is_err());
     }
 
     /// A model file of every registered algorithm, trained on [`toy`] with its defaults.

@@ -88,6 +88,9 @@ struct RawSpec {
     // Signed, as TOML writes integers, so that a negative seed is refused by name below
     // rather than by serde's multi-line message.
     seed: i64,
+    // Signed for the same reason: a bad count is refused by name below.
+    #[serde(default)]
+    seeds: Option<i64>,
     #[serde(default)]
     validation_metric: Option<String>,
     #[serde(default)]
@@ -106,6 +109,24 @@ struct RawSpec {
 
 fn yes() -> bool {
     true
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// The most seeds per selected model a spec may ask for (`seeds`).
+pub const MAX_SEEDS: u32 = 100;
+
+/// The spec key `seeds`: 1 when absent, else a count in `1..=MAX_SEEDS`.
+fn seeds_value(raw: Option<i64>) -> std::result::Result<u32, String> {
+    match raw {
+        None => Ok(1),
+        Some(n) => u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_SEEDS).contains(n))
+            .ok_or_else(|| format!("`seeds` must be between 1 and {MAX_SEEDS}, not {n}")),
+    }
 }
 
 /// How a report tests the differences between algorithms (`significance` in a spec).
@@ -159,6 +180,12 @@ pub struct ExperimentSpec {
     pub folds: Vec<u32>,
     /// Master seed.
     pub seed: u64,
+    /// Seeds per selected model (spec key `seeds`, [`MAX_SEEDS`] at most, default 1): above
+    /// 1, the protocol fits each cell's selected grid point again with `seeds - 1` further
+    /// seeds derived from the point's own, when its algorithm draws from its seed
+    /// ([`crate::protocol::SeedRuns`]).
+    #[serde(skip_serializing_if = "is_one")]
+    pub seeds: u32,
     /// Convention override (else each dataset's own).
     pub convention: Option<Convention>,
     /// Parts of the convention set one by one (gain, discount, past-end rules, no-relevant
@@ -290,6 +317,7 @@ impl ExperimentSpec {
         };
         check_name(&raw.name).map_err(|e| bad(format!("name {:?}: {e}", raw.name)))?;
         let seed = seed_value("seed", raw.seed).map_err(&bad)?;
+        let seeds = seeds_value(raw.seeds).map_err(&bad)?;
         ltr_metrics::EvalConfig::official(Convention::Standard)
             .with_parts(&raw.eval)
             .validate()
@@ -357,6 +385,7 @@ impl ExperimentSpec {
             published: raw.published.map(|p| base.join(p)),
             folds: raw.folds,
             seed,
+            seeds,
             convention: raw.convention,
             eval: raw.eval,
             algorithms,
@@ -531,6 +560,7 @@ impl ExperimentSpec {
             published: opts.published.clone(),
             folds: (1..=ltr_data::manifest::MAX_FOLDS).collect(),
             seed,
+            seeds: 1,
             convention: None,
             eval: defaults.eval,
             algorithms: defaults.algorithms.clone(),
@@ -674,13 +704,17 @@ fn check_size(raw: &RawSpec, limits: &SpecLimits) -> std::result::Result<(), Str
         ));
     }
     let per_point = (raw.datasets.len() as u128).saturating_mul(raw.folds.len() as u128);
-    let total = points.saturating_mul(per_point);
+    // Each entry's selected point is fitted `seeds - 1` more times per cell.
+    let seeds = raw.seeds.and_then(|n| u128::try_from(n).ok()).unwrap_or(1).max(1);
+    let refits = (raw.algorithms.len() as u128).saturating_mul(seeds - 1);
+    let total = points.saturating_add(refits).saturating_mul(per_point);
     if total <= u128::from(limits.max_cells) {
         return Ok(());
     }
     Err(format!(
-        "the spec asks for {total} model fits (grid points x {} datasets x {} folds), more than the \
+        "the spec asks for {total} model fits (grid points{} x {} datasets x {} folds), more than the \
          limit of {} (`--max-cells` raises it); {largest_grid}",
+        if refits > 0 { format!(" and {refits} refits with further `seeds`") } else { String::new() },
         raw.datasets.len(),
         raw.folds.len(),
         limits.max_cells,
@@ -733,6 +767,30 @@ grid = { lambda = [0.1, 1.0], standardize = [true, false] }
 
     fn err(text: &str) -> String {
         ExperimentSpec::parse(text, Path::new("x/spec.toml")).unwrap_err().to_string()
+    }
+
+    /// `seeds` is a count from 1 to [`MAX_SEEDS`], 1 when absent; anything else is refused in
+    /// one line naming the key and the range. The refits count against `--max-cells`.
+    #[test]
+    fn seeds_default_to_one_and_are_bounded() {
+        assert_eq!(ExperimentSpec::parse(BASE, Path::new("t.toml")).unwrap().seeds, 1);
+        let five = BASE.replace("seed = 1", "seed = 1\nseeds = 5");
+        assert_eq!(ExperimentSpec::parse(&five, Path::new("t.toml")).unwrap().seeds, 5);
+        for bad in ["0", "-2", "101", "4294967297"] {
+            let e = err(&BASE.replace("seed = 1", &format!("seed = 1\nseeds = {bad}")));
+            assert!(
+                e.starts_with("x/spec.toml:")
+                    && e.contains("`seeds` must be between 1 and 100")
+                    && e.ends_with(bad)
+                    && !e.contains('\n'),
+                "{e}"
+            );
+        }
+        // 4 points x 5 folds = 20 fits, and 4 refits x 5 folds = 20 more.
+        let limits = |max_cells| SpecLimits { max_cells };
+        ExperimentSpec::parse_with(&five, Path::new("t.toml"), &limits(40)).unwrap();
+        let e = ExperimentSpec::parse_with(&five, Path::new("t.toml"), &limits(39)).unwrap_err().to_string();
+        assert!(e.contains("40 model fits") && e.contains("4 refits with further `seeds`"), "{e}");
     }
 
     #[test]

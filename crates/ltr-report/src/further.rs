@@ -8,6 +8,7 @@ use ltr_core::Grade;
 use ltr_metrics::Metric;
 use serde::Serialize;
 
+use crate::aggregate::mean_and_std;
 use crate::{MetricValues, ReportInput};
 
 /// The further metrics, in the order of their columns.
@@ -63,27 +64,4 @@ pub fn rows(input: &ReportInput) -> Vec<FurtherRow> {
             r
         })
         .collect()
-}
-
-/// Mean and sample standard deviation (n - 1; 0 for one value), summed in the given order.
-fn mean_and_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let n = values.clone().count() as f64;
-    let mean = values.clone().sum::<f64>() / n;
-    let std =
-        if n > 1.0 { (values.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
-    (mean, std)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mean_and_std_by_hand() {
-        // 1, 2, 4: mean 7/3; squared deviations 16/9, 1/9, 25/9 -> variance 42/18 = 7/3.
-        let (m, s) = mean_and_std([1.0, 2.0, 4.0].into_iter());
-        assert_eq!(m, 7.0 / 3.0);
-        assert!((s - (7.0f64 / 3.0).sqrt()).abs() < 1e-15);
-        assert_eq!(mean_and_std([0.5].into_iter()), (0.5, 0.0));
-    }
 }

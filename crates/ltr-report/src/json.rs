@@ -79,6 +79,10 @@ pub struct ReportJson<'a> {
     /// ([`crate::sensitivity`]; absent when not computed).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub sensitivity: &'a [crate::sensitivity::DatasetSensitivity],
+    /// Per dataset and algorithm: the spread over seeds beside the one over folds
+    /// ([`crate::seeds`]; absent when every cell ran with one seed).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub seed_sensitivity: &'a [crate::seeds::SeedRow],
 }
 
 /// A dataset of the run.
@@ -285,6 +289,7 @@ pub(crate) fn document<'a>(
         strata: None,
         cross_dataset: None,
         sensitivity: &[],
+        seed_sensitivity: &[],
     }
 }
 

@@ -34,7 +34,7 @@ mod render;
 // The frames and the analyses on them live below this crate; their modules keep their paths
 // here (`ltr_report::aggregate`, ...).
 use ltr_frames::markdown;
-pub use ltr_frames::{aggregate, digest, per_query, sensitivity, significance, strata, summary};
+pub use ltr_frames::{aggregate, digest, per_query, seeds, sensitivity, significance, strata, summary};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -384,6 +384,7 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
     let strata = strata::strata(&cells, &input.ideal_dcgs, &significance.baselines);
     let summary = summary::summary(&cells, &aggs, sig, summary::RESAMPLES);
     let sensitivity = sensitivity::compute(&cells, &input.test_scores, sig)?;
+    let seed_rows = seeds::compute(&cells, &aggs);
     let markdown = render::markdown(
         input,
         &aggs,
@@ -391,13 +392,14 @@ pub fn build_with(input: &ReportInput, sig: &SignificanceConfig) -> Result<Repor
         Some(&significance),
         Some(&strata),
         summary.as_ref(),
-        &sensitivity,
+        (&sensitivity, &seed_rows),
     );
     let mut doc = json::document(input, &aggs, &folds);
     doc.significance = Some(&significance);
     doc.strata = Some(&strata);
     doc.cross_dataset = summary.as_ref();
     doc.sensitivity = &sensitivity;
+    doc.seed_sensitivity = &seed_rows;
     let json = json::to_text(&doc)?;
     let family: Vec<String> =
         aggs.iter().map(|a| algorithm_info(input, &a.algorithm).family.to_string()).collect();

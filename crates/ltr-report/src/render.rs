@@ -89,7 +89,7 @@ pub(crate) fn markdown(
     sig: Option<&crate::Significance>,
     strata: Option<&crate::strata::Strata>,
     summary: Option<&crate::summary::Summary>,
-    sensitivity: &[crate::sensitivity::DatasetSensitivity],
+    (sensitivity, seeds): (&[crate::sensitivity::DatasetSensitivity], &[crate::seeds::SeedRow]),
 ) -> String {
     let spec = &input.spec;
     // A reproduction sets our numbers beside published ones; a user's data has none.
@@ -417,6 +417,8 @@ pub(crate) fn markdown(
 
         md += &published_table(input, d, &here).unwrap_or_default();
     }
+
+    md += &crate::seeds::section(seeds);
 
     // Selected hyperparameters per fold.
     if !cells.is_empty() {

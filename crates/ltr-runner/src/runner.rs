@@ -478,6 +478,7 @@ fn run_cell(
         per_query: out.evaluation.per_query,
         model_stats: out.model_stats,
         normalizer: out.normalizer.clone(),
+        seed_runs: out.seed_runs,
         binary: binary.to_owned(),
         // Set by `save`.
         scores_sha256: String::new(),

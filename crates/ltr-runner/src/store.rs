@@ -26,7 +26,7 @@ use ltr_data::normalize::{Normalization, Normalizer};
 use ltr_data::resolved::{DataFile, DatasetInput, FoldFiles};
 use ltr_format::LineFormat;
 use ltr_harness::HarnessError;
-use ltr_harness::protocol::{criterion, eval_config};
+use ltr_harness::protocol::{SeedRuns, criterion, eval_config};
 use ltr_harness::registry::{AlgoConfig, AnyModel, ModelFile, crate_of};
 use ltr_harness::spec::{AlgorithmEntry, ExperimentSpec};
 use ltr_metrics::{Convention, Criterion, EvalConfig, QueryMetrics, Summary};
@@ -62,10 +62,18 @@ struct KeyMaterial<'a> {
     vali: &'a DataFile,
     test: &'a DataFile,
     seed: u64,
+    /// Left out at 1 (one seed, the default), so that such keys are those of stores written
+    /// before further seeds existed.
+    #[serde(skip_serializing_if = "is_one")]
+    seeds: u32,
     label: &'a str,
     grid: &'a [AlgoConfig],
     validation: &'a Criterion,
     eval: &'a EvalConfig,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// The key of a cell: the sha256 of everything that determines its numbers, with the code
@@ -94,6 +102,7 @@ pub fn cell_key(
         vali: &fold.vali,
         test: &fold.test,
         seed: spec.seed,
+        seeds: spec.seeds,
         label: &entry.label,
         grid: &entry.grid,
         validation: &criterion(spec, dataset, entry),
@@ -168,6 +177,10 @@ pub struct CellRecord {
     /// through (absent: none).
     #[serde(default, skip_serializing_if = "Normalizer::is_none")]
     pub normalizer: Normalizer,
+    /// The selected point fitted again with the spec's further seeds (absent with one seed,
+    /// so such records read and seal as before further seeds existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_runs: Option<SeedRuns>,
     /// sha256 of the executable that computed the cell: provenance only, not part of the key.
     pub binary: String,
     /// sha256 of the `.scores` file.
@@ -554,6 +567,28 @@ mod tests {
         spec.set_normalization("D", Normalization::None);
         spec.set_normalization("OHSUMED", Normalization::Zscore);
         assert_eq!(key(&spec), before);
+    }
+
+    /// A spec without `seeds` and one with `seeds = 1` key a cell alike, and as stores written
+    /// before further seeds existed did (the key material then has no `seeds` field at all);
+    /// more seeds key another cell.
+    #[test]
+    fn one_seed_keys_a_cell_as_before_and_more_seeds_another() {
+        let mut code = CodeHashes::builtin();
+        for c in code.crates.values_mut() {
+            c.sources = "0".repeat(64);
+        }
+        code.cargo_lock = "0".repeat(64);
+        let d = dataset();
+        let key = |text: &str| {
+            let spec = ExperimentSpec::parse(text, std::path::Path::new("t.toml")).unwrap();
+            cell_key(&code, &spec, &d, &d.folds[0], &spec.algorithms[0]).unwrap()
+        };
+        let base = "name = \"t\"\ncollection = \"letor3\"\ndatasets = [\"D\"]\nseed = 3\n\n\
+                    [[algorithms]]\nid = \"listnet\"\ngrid = { hidden = [0, 8] }\n";
+        let without = key(base);
+        assert_eq!(key(&base.replace("seed = 3", "seed = 3\nseeds = 1")), without);
+        assert_ne!(key(&base.replace("seed = 3", "seed = 3\nseeds = 3")), without);
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! `ltr sensitivity RESULTS [--datasets D,..] [--algorithms A,..] [--format F]`: whether the
 //! order of a result store's algorithms depends on the metric convention: the report's
 //! convention-sensitivity section ([`ltr_report::sensitivity`]) for any store, from the cells
-//! of its last run.
+//! of its last run; and, when they were run with several seeds, the report's seed-sensitivity
+//! section ([`ltr_report::seeds`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use ltr_report::SignificanceConfig;
+use ltr_report::seeds::{self, SeedRow};
 use ltr_report::sensitivity::{self, DatasetSensitivity};
 use ltr_runner::runner::RunRecord;
 use ltr_runner::store::{CellCheck, CellRecord};
@@ -21,7 +23,8 @@ pub enum Format {
     /// The report's section, one per dataset.
     Markdown,
     /// JSON: per store, its name, seed and the panel of every dataset (the report JSON's
-    /// `sensitivity`); an array when RESULTS holds several stores.
+    /// `sensitivity`, and `seed_sensitivity` when the cells ran with several seeds); an array
+    /// when RESULTS holds several stores.
     Json,
 }
 
@@ -47,6 +50,8 @@ struct StorePanel {
     name: String,
     seed: u64,
     sensitivity: Vec<DatasetSensitivity>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    seed_sensitivity: Vec<SeedRow>,
 }
 
 /// Runs `ltr sensitivity`.
@@ -81,7 +86,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             cells.len(),
             started.elapsed().as_secs_f64() - read
         );
-        panels.push(StorePanel { name: run.name, seed: run.seed, sensitivity });
+        let seed_sensitivity = if cells.iter().any(|c| c.seed_runs.as_ref().is_some_and(|r| r.seeds > 1)) {
+            let frame = ltr_report::aggregate::query_frame(&refs)?;
+            let aggs = ltr_report::aggregate::aggregate(&ltr_report::aggregate::fold_rows(&frame)?)?;
+            seeds::compute(&refs, &aggs)
+        } else {
+            Vec::new()
+        };
+        panels.push(StorePanel { name: run.name, seed: run.seed, sensitivity, seed_sensitivity });
     }
     match args.format {
         Format::Markdown => {
@@ -94,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 for d in &p.sensitivity {
                     print!("{}", sensitivity::dataset_section(std::slice::from_ref(d), &d.dataset));
                 }
+                print!("{}", seeds::section(&p.seed_sensitivity));
             }
         }
         Format::Json => {
