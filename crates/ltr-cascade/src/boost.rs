@@ -172,7 +172,9 @@ impl<S: WeakSource> CascadeRule<'_, S> {
             order.clear();
             match &self.orders {
                 Orders::None => order.extend(computed[at].iter().map(|&j| j as u32)),
-                Orders::Narrow(v) => order.extend(v[base + at.start..base + at.end].iter().map(|&j| u32::from(j))),
+                Orders::Narrow(v) => {
+                    order.extend(v[base + at.start..base + at.end].iter().map(|&j| u32::from(j)))
+                }
                 Orders::Wide(v) => order.extend_from_slice(&v[base + at.start..base + at.end]),
             }
             for b in 0..n_prunings {
