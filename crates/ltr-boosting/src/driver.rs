@@ -106,6 +106,13 @@ pub trait Rule: Sync {
     /// The training queries after adding candidate `c` with weight `alpha`; `parallel`: the
     /// caller is not itself running in parallel, so the work may be split over queries.
     fn trial(&self, c: usize, alpha: f64, parallel: bool) -> Self::Trial;
+    /// [`Rule::trial`] of each `(candidate, weight)` of `tries`, in order (the chunk the
+    /// driver tries after the best candidate failed the improvement test). Default: one
+    /// candidate per task. A rule whose trials read the same rows may instead go through
+    /// the queries once for all of them.
+    fn trials(&self, tries: &[(usize, f64)]) -> Vec<Self::Trial> {
+        tries.par_iter().map(|&(c, alpha)| self.trial(c, alpha, false)).collect()
+    }
     /// The improvement test.
     fn improves(&self, trial: &Self::Trial) -> bool;
     /// Adds candidate `c` to the training state.
@@ -238,19 +245,14 @@ pub fn drive<R: Rule>(
         let mut offset = 1;
         while chosen.is_none() && offset < order.len() {
             let chunk = &order[offset..(offset + TRY_CHUNK).min(order.len())];
-            let trials: Vec<(f64, R::Trial)> = chunk
-                .par_iter()
-                .map(|&(c, _, a)| {
-                    let a = r.weight(c, a);
-                    (a, r.trial(c, a, false))
-                })
-                .collect();
+            let tries: Vec<(usize, f64)> = chunk.par_iter().map(|&(c, _, a)| (c, r.weight(c, a))).collect();
+            let trials = r.trials(&tries);
             chosen = chunk
                 .iter()
-                .zip(trials)
+                .zip(tries.iter().zip(trials))
                 .enumerate()
                 .find(|(_, (_, (_, trial)))| improves(trial))
-                .map(|(j, (&(c, v, _), (a, trial)))| (c, v, a, trial, offset + j + 1));
+                .map(|(j, (&(c, v, _), (&(_, a), trial)))| (c, v, a, trial, offset + j + 1));
             offset += chunk.len();
         }
         let Some((c, value, alpha, trial, tries)) = chosen else {

@@ -46,7 +46,10 @@ pub use cut_candidates::{CutCandidates, PairSums, ThresholdLoopParams};
 pub use driver::{Accepted, LoopSettings, Outcome, RoundTrace, Rule, RunningScores, StopReason, drive};
 pub use ensemble::{Ensemble, Round, WeakRanker};
 pub use features::{FeatureRanker, FeatureSource};
-pub use measure::{CandidateScores, QueryMeasure, SCORE_CACHE_ENTRIES, Scratch, full_weights, mass_weights};
+pub use measure::{
+    CandidateScores, QueryMeasure, SCORE_CACHE_ENTRIES, Scratch, candidate_major, desc_key, full_weights,
+    mass_weights, rank_order_keyed,
+};
 pub use pair_boost::{
     EDGE_EPS, ExpPairLoss, PairBooster, PairLoopParams, PairRound, PairRule, Pick, rankboost_alpha,
 };

@@ -22,7 +22,7 @@ use rayon::prelude::*;
 
 use crate::driver::{Accepted, LoopSettings, Outcome, Rule, drive};
 use crate::ensemble::Ensemble;
-use crate::measure::{CandidateScores, QueryMeasure, Scratch, full_weights};
+use crate::measure::{CandidateScores, QueryMeasure, Scratch, candidate_major, full_weights};
 use crate::source::{RoundContext, WeakSource};
 
 /// `1 - W_t(h)` at or below this counts as a perfect weak ranker: the loop adds it with the
@@ -132,26 +132,37 @@ struct AdaRankRule<'a, S: WeakSource> {
 }
 
 impl<S: WeakSource> AdaRankRule<'_, S> {
-    /// `E(q, f + alpha h_c)` of loop query `k` (`base = None`: `E(q, h_c)`).
-    fn query_value(&self, s: &mut Scratch, k: usize, c: usize, base: Option<(&[f64], f64)>) -> f64 {
+    /// `E(q, f + alpha_j h_j)` of loop query `k` for every candidate `h_j` of `cands`
+    /// (`alphas = None`: `E(q, h_j)`), the query's rows read once for all of them.
+    fn query_values(&self, s: &mut Scratch, k: usize, cands: &[usize], alphas: Option<&[f64]>) -> Vec<f64> {
         let view = self.train.query(self.queries[k]);
-        let score = |i| self.cache.get(&*self.source, self.train, c, i);
-        s.buf.clear();
-        match base {
-            Some((f, alpha)) => s.buf.extend(view.range().map(|i| f[i] + alpha * score(i))),
-            None => s.buf.extend(view.range().map(score)),
-        }
-        self.measure.value(view.labels, &s.buf, &mut s.metric)
+        let (range, len) = (view.range(), view.len());
+        let mut block = std::mem::take(&mut s.block);
+        let mut buf = std::mem::take(&mut s.buf);
+        self.cache.block(&*self.source, self.train, cands, range.clone(), &mut block);
+        let values = (0..cands.len())
+            .map(|j| {
+                let h = &block[j * len..(j + 1) * len];
+                buf.clear();
+                match alphas {
+                    Some(a) => buf.extend(range.clone().zip(h).map(|(i, &v)| self.scores[i] + a[j] * v)),
+                    None => buf.extend_from_slice(h),
+                }
+                self.measure.value_of(view.labels, &buf, s)
+            })
+            .collect();
+        (s.block, s.buf) = (block, buf);
+        values
     }
 
-    /// `E(q, h)` for every candidate and loop query, candidate-major.
-    fn candidate_matrix(&self) -> Vec<f64> {
-        let m = self.queries.len();
-        let rows: Vec<Vec<f64>> = (0..self.source.n_candidates())
+    /// `E(q, f + alpha_j h_j)` (or `E(q, h_j)`) for every candidate of `cands` and loop
+    /// query, candidate-major, parallel over queries.
+    fn values(&self, cands: &[usize], alphas: Option<&[f64]>) -> Vec<f64> {
+        let by_query: Vec<Vec<f64>> = (0..self.queries.len())
             .into_par_iter()
-            .map_init(Scratch::default, |s, c| (0..m).map(|k| self.query_value(s, k, c, None)).collect())
+            .map_init(Scratch::default, |s, k| self.query_values(s, k, cands, alphas))
             .collect();
-        rows.concat()
+        candidate_major(&by_query, cands.len())
     }
 }
 
@@ -166,7 +177,8 @@ impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
         let ctx =
             RoundContext { round: t, train: self.train, query_weights: &query_weights, scores: &self.scores };
         if self.cache.refresh(&mut *self.source, &ctx)? {
-            self.emat = self.candidate_matrix();
+            let all: Vec<usize> = (0..self.source.n_candidates()).collect();
+            self.emat = self.values(&all, None);
         }
         let m = self.queries.len();
         let (p, emat) = (&self.p, &self.emat);
@@ -195,14 +207,19 @@ impl<S: WeakSource> Rule for AdaRankRule<'_, S> {
     }
 
     fn trial(&self, c: usize, alpha: f64, parallel: bool) -> Vec<f64> {
-        let f = Some((&self.scores[..], alpha));
-        let m = self.queries.len();
         if parallel {
-            (0..m).into_par_iter().map_init(Scratch::default, |s, k| self.query_value(s, k, c, f)).collect()
+            self.values(&[c], Some(&[alpha]))
         } else {
             let mut s = Scratch::default();
-            (0..m).map(|k| self.query_value(&mut s, k, c, f)).collect()
+            (0..self.queries.len()).map(|k| self.query_values(&mut s, k, &[c], Some(&[alpha]))[0]).collect()
         }
+    }
+
+    /// All of `tries` in one pass over the queries (parallel over queries).
+    fn trials(&self, tries: &[(usize, f64)]) -> Vec<Vec<f64>> {
+        let (cands, alphas): (Vec<usize>, Vec<f64>) = tries.iter().copied().unzip();
+        let m = self.queries.len();
+        self.values(&cands, Some(&alphas)).chunks(m.max(1)).map(<[f64]>::to_vec).collect()
     }
 
     fn improves(&self, trial: &Vec<f64>) -> bool {

@@ -25,15 +25,14 @@
 //! query.
 
 use ltr_boosting::{
-    Accepted, BoostConfig, CandidateScores, Outcome, PERFECT_EPS, QueryMeasure, Rule, Scratch, WeakRanker,
-    WeakSource, capped_alpha, drive, full_weights,
+    Accepted, BoostConfig, CandidateScores, Outcome, PERFECT_EPS, QueryMeasure, Rule, Scratch, WeakSource,
+    candidate_major, capped_alpha, desc_key, drive, full_weights, rank_order_keyed,
 };
 use ltr_core::{Dataset, Error, Result, Validation};
 use ltr_linear::dot;
-use ltr_metrics::rank_order;
 use rayon::prelude::*;
 
-use crate::model::{Cascade, CascadeState, Pruning, Stage, by_score_desc};
+use crate::model::{Cascade, CascadeState, Pruning, Stage};
 
 /// Settings of [`boost_cascade`]: AdaRank's loop with a cost term and pruning.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,10 +47,24 @@ pub struct CascadeConfig {
     pub prunings: Vec<Pruning>,
 }
 
-/// Every weak ranker's order of the loop queries' documents is kept (as `u32`, 256 MiB at
-/// most) when there are at most this many (weak ranker, document) pairs; otherwise each order
-/// is sorted again when needed. The values are the same either way.
-const ORDER_ENTRIES: usize = 1 << 26;
+/// Every weak ranker's order of the loop queries' documents is kept when it fits in this
+/// many bytes (local indices as `u16` when no loop query has more than 65,536 documents,
+/// else `u32`): 198 MB at the MSLR-WEB10K shape (136 features, 728,521 documents);
+/// otherwise each order is sorted again every round. The values are the same either way.
+const ORDER_BYTES: usize = 256 << 20;
+
+/// Every candidate's order (descending score, ties in file order) of every loop query's
+/// documents, as local indices, query-major: loop query `k`'s orders start at
+/// `qoff[k] * n_candidates`, candidate `c`'s at `c * n_k` after that. They depend only on
+/// the candidates, so they are sorted once per fit.
+enum Orders {
+    /// Not kept (too large): sorted when needed.
+    None,
+    /// Every loop query has at most 65,536 documents.
+    Narrow(Vec<u16>),
+    /// Some loop query has more.
+    Wide(Vec<u32>),
+}
 
 /// The cascade's rule on the driver.
 struct CascadeRule<'a, S: WeakSource> {
@@ -64,10 +77,10 @@ struct CascadeRule<'a, S: WeakSource> {
     queries: Vec<usize>,
     /// Offsets of the loop queries' documents in `hord`.
     qoff: Vec<usize>,
-    /// Per candidate, the loop queries' documents (local indices) ordered by the
-    /// candidate's score (desc, file order on ties), candidate-major; empty when too large
-    /// ([`ORDER_ENTRIES`]).
-    hord: Vec<u32>,
+    /// Every candidate's order of every loop query's documents ([`ORDER_BYTES`]).
+    orders: Orders,
+    /// `0..n_candidates` of the source.
+    all: Vec<usize>,
     cache: CandidateScores,
     state: CascadeState,
     p: Vec<f64>,
@@ -79,7 +92,7 @@ struct CascadeRule<'a, S: WeakSource> {
     /// This round: `(eta, phi)` per candidate.
     etaphi: Vec<(f64, f64)>,
     round: usize,
-    /// [`ORDER_ENTRIES`] (tests lower it).
+    /// [`ORDER_BYTES`] (tests lower it).
     order_limit: usize,
 }
 
@@ -96,51 +109,91 @@ impl<S: WeakSource> CascadeRule<'_, S> {
         (cand / self.n_prunings(), cand % self.n_prunings())
     }
 
-    /// Orders of every candidate over the loop queries' documents.
-    fn candidate_orders(&self) -> Vec<u32> {
-        let n = self.train.n_docs();
-        let rows: Vec<Vec<u32>> = (0..self.source.n_candidates())
-            .into_par_iter()
-            .map_init(Vec::new, |order, c| {
-                let mut out = Vec::with_capacity(*self.qoff.last().unwrap_or(&0));
-                let row = self.cache.row(c, n);
-                let mut buf = Vec::new();
-                for &q in &self.queries {
-                    let r = self.train.query(q).range();
-                    buf.clear();
-                    match row {
-                        Some(row) => buf.extend_from_slice(&row[r]),
-                        None => buf.extend(r.map(|i| self.source.candidate(c).score(self.train.row(i)))),
-                    }
-                    rank_order(&buf, order);
-                    out.extend(order.iter().map(|&j| j as u32));
-                }
-                out
-            })
-            .collect();
-        rows.concat()
+    /// Every candidate's order of the documents of loop query `k` (local indices, one block
+    /// of `n_k` per candidate), the query's rows read once for all candidates.
+    fn query_orders(&self, s: &mut Scratch, k: usize) -> Vec<usize> {
+        let range = self.train.query(self.queries[k]).range();
+        let len = range.len();
+        let mut block = std::mem::take(&mut s.block);
+        self.cache.block(&*self.source, self.train, &self.all, range, &mut block);
+        let mut out = Vec::with_capacity(self.all.len() * len);
+        for h in block.chunks_exact(len.max(1)) {
+            rank_order_keyed(h, &mut s.keys, &mut s.order);
+            out.extend_from_slice(&s.order);
+        }
+        s.block = block;
+        out
     }
 
-    /// `E(q, S)` of candidate `(c, b)` on loop query `k`; `rank[j]` is local document `j`'s
-    /// position among the alive documents (`u32::MAX` when dropped).
-    fn stage_value(&self, s: &mut Scratch, c: usize, b: usize, k: usize, rank: &[u32]) -> f64 {
+    /// [`Self::query_orders`] of every loop query, kept narrow or wide (parallel over
+    /// queries, written in place: no second copy).
+    fn candidate_orders(&self) -> Orders {
+        let narrow = self.queries.iter().all(|&q| self.train.query(q).len() <= 1 << 16);
+        if narrow {
+            // Local indices below 65,536 (checked above).
+            Orders::Narrow(self.fill_orders(|j| j as u16))
+        } else {
+            Orders::Wide(self.fill_orders(|j| j as u32))
+        }
+    }
+
+    fn fill_orders<T: Copy + Default + Send>(&self, narrow: impl Fn(usize) -> T + Sync) -> Vec<T> {
+        let n_cand = self.all.len();
+        let mut out = vec![T::default(); n_cand * *self.qoff.last().unwrap_or(&0)];
+        let mut parts = Vec::with_capacity(self.m());
+        let mut rest = &mut out[..];
+        for k in 0..self.m() {
+            let (part, tail) = rest.split_at_mut(n_cand * (self.qoff[k + 1] - self.qoff[k]));
+            parts.push((k, part));
+            rest = tail;
+        }
+        parts.into_par_iter().for_each_init(Scratch::default, |s, (k, part)| {
+            for (slot, j) in part.iter_mut().zip(self.query_orders(s, k)) {
+                *slot = narrow(j);
+            }
+        });
+        out
+    }
+
+    /// `E(q, S)` of every candidate `(c, b)` on loop query `k` (`[c * n_prunings + b]`);
+    /// `rank[j]` is local document `j`'s position among the alive documents (`u32::MAX` when
+    /// dropped). Each candidate's order is read (or sorted) once for all prunings.
+    fn query_stage_values(&self, s: &mut Scratch, k: usize, rank: &[u32], out: &mut [f64]) {
+        let len = self.train.query(self.queries[k]).len();
+        let base = self.qoff[k] * self.all.len();
+        let computed = match self.orders {
+            Orders::None => self.query_orders(s, k),
+            _ => Vec::new(),
+        };
+        let mut order = std::mem::take(&mut s.order32);
+        let n_prunings = self.n_prunings();
+        for c in 0..self.all.len() {
+            let at = c * len..(c + 1) * len;
+            order.clear();
+            match &self.orders {
+                Orders::None => order.extend(computed[at].iter().map(|&j| j as u32)),
+                Orders::Narrow(v) => {
+                    order.extend(v[base + at.start..base + at.end].iter().map(|&j| u32::from(j)))
+                }
+                Orders::Wide(v) => order.extend_from_slice(&v[base + at.start..base + at.end]),
+            }
+            for b in 0..n_prunings {
+                // Stage 1 never prunes (`choice`): its pruned candidates are not valued.
+                let skip = self.round == 1 && b != 0;
+                out[c * n_prunings + b] = if skip { 0.0 } else { self.stage_value(s, &order, b, k, rank) };
+            }
+        }
+        s.order32 = order;
+    }
+
+    /// `E(q, S)` of the candidate whose order of loop query `k`'s documents is `order`,
+    /// with pruning `b`.
+    fn stage_value(&self, s: &mut Scratch, order: &[u32], b: usize, k: usize, rank: &[u32]) -> f64 {
         let q = self.queries[k];
         let view = self.train.query(q);
         let start = view.range().start;
         let qs = &self.state.queries[q];
         let keep = self.keep[b * self.m() + k];
-        let total = *self.qoff.last().unwrap_or(&0);
-        let order: &[u32] = if self.hord.is_empty() {
-            // Too many documents to keep every order: sort this one now.
-            s.buf.clear();
-            s.buf.extend(view.range().map(|i| self.cache.get(&*self.source, self.train, c, i)));
-            rank_order(&s.buf, &mut s.order);
-            s.order32.clear();
-            s.order32.extend(s.order.iter().map(|&j| j as u32));
-            &s.order32
-        } else {
-            &self.hord[c * total + self.qoff[k]..c * total + self.qoff[k + 1]]
-        };
         s.ranked.clear();
         s.ranked.extend(
             order.iter().filter(|&&j| (rank[j as usize] as usize) < keep).map(|&j| view.labels[j as usize]),
@@ -149,29 +202,49 @@ impl<S: WeakSource> CascadeRule<'_, S> {
         self.measure.ranked_value(&s.ranked, &mut s.ideal)
     }
 
-    /// `E(q, G_{t-1} + S)` of candidate `(c, b)` with weight `alpha` on loop query `k`.
-    fn trial_value(&self, s: &mut Scratch, c: usize, b: usize, alpha: f64, k: usize) -> f64 {
+    /// `E(q, G_{t-1} + S)` of every `(candidate, weight)` of `tries` on loop query `k`, the
+    /// query's rows read once for all of them.
+    fn trial_values(&self, s: &mut Scratch, tries: &[(usize, f64)], k: usize) -> Vec<f64> {
         let q = self.queries[k];
         let view = self.train.query(q);
-        let start = view.range().start;
+        let (range, len) = (view.range(), view.len());
+        let start = range.start;
         let qs = &self.state.queries[q];
-        let keep = self.keep[b * self.m() + k];
-        s.buf.clear();
-        s.buf.extend(
-            qs.alive[..keep]
-                .iter()
-                .map(|&i| self.state.f[i] + alpha * self.cache.get(&*self.source, self.train, c, i)),
-        );
-        // Ties go to the lower document index, as in the evaluation's stable sort by score.
-        let alive = &qs.alive[..keep];
-        let buf = &s.buf;
-        s.order.clear();
-        s.order.extend(0..keep);
-        s.order.sort_by(|&x, &y| by_score_desc(buf[x], buf[y]).then(alive[x].cmp(&alive[y])));
-        s.ranked.clear();
-        s.ranked.extend(s.order.iter().map(|&j| view.labels[alive[j] - start]));
-        s.ranked.extend(qs.alive[keep..].iter().chain(&qs.tail).map(|&i| view.labels[i - start]));
-        self.measure.ranked_value(&s.ranked, &mut s.ideal)
+        let cands: Vec<usize> = tries.iter().map(|&(cand, _)| self.split(cand).0).collect();
+        let mut block = std::mem::take(&mut s.block);
+        self.cache.block(&*self.source, self.train, &cands, range, &mut block);
+        let values = tries
+            .iter()
+            .enumerate()
+            .map(|(j, &(cand, alpha))| {
+                let b = self.split(cand).1;
+                let keep = self.keep[b * self.m() + k];
+                let h = &block[j * len..(j + 1) * len];
+                // Ties go to the lower document index, as in the evaluation's stable sort
+                // by score: `(key, document)` pairs sorted.
+                s.keys.clear();
+                s.keys.extend(
+                    qs.alive[..keep].iter().map(|&i| (desc_key(self.state.f[i] + alpha * h[i - start]), i)),
+                );
+                s.keys.sort_unstable();
+                s.ranked.clear();
+                s.ranked.extend(s.keys.iter().map(|&(_, i)| view.labels[i - start]));
+                s.ranked.extend(qs.alive[keep..].iter().chain(&qs.tail).map(|&i| view.labels[i - start]));
+                self.measure.ranked_value(&s.ranked, &mut s.ideal)
+            })
+            .collect();
+        s.block = block;
+        values
+    }
+
+    /// [`Self::trial_values`] of every loop query, per try (parallel over queries).
+    fn all_trials(&self, tries: &[(usize, f64)]) -> Vec<Vec<f64>> {
+        let m = self.m();
+        let by_query: Vec<Vec<f64>> = (0..m)
+            .into_par_iter()
+            .map_init(Scratch::default, |s, k| self.trial_values(s, tries, k))
+            .collect();
+        candidate_major(&by_query, tries.len()).chunks(m.max(1)).map(<[f64]>::to_vec).collect()
     }
 }
 
@@ -185,9 +258,12 @@ impl<S: WeakSource> Rule for CascadeRule<'_, S> {
         let m = self.m();
         if t == 1 {
             self.cache = CandidateScores::fill(&*self.source, self.train);
-            let entries = self.source.n_candidates().saturating_mul(*self.qoff.last().unwrap_or(&0));
-            if entries <= self.order_limit {
-                self.hord = self.candidate_orders();
+            self.all = (0..self.source.n_candidates()).collect();
+            let entries = self.all.len().saturating_mul(*self.qoff.last().unwrap_or(&0));
+            let longest = self.queries.iter().map(|&q| self.train.query(q).len()).max().unwrap_or(0);
+            let width = if longest <= 1 << 16 { 2 } else { 4 };
+            if entries.saturating_mul(width) <= self.order_limit {
+                self.orders = self.candidate_orders();
             }
         }
         // Survivors of every pruning on every loop query, from the alive documents' scores.
@@ -224,11 +300,18 @@ impl<S: WeakSource> Rule for CascadeRule<'_, S> {
             .collect();
         let this = &*self;
         let n_cand = this.source.n_candidates() * this.n_prunings();
+        // `E(q, S)` query-major (`[k * n_cand + cand]`, 39 MB at the MSLR-WEB10K shape), each
+        // candidate's column gathered for its sums.
+        let mut stage_e = vec![0.0; m * n_cand];
+        stage_e
+            .par_chunks_mut(n_cand.max(1))
+            .enumerate()
+            .for_each_init(Scratch::default, |s, (k, out)| this.query_stage_values(s, k, &ranks[k], out));
         self.etaphi = (0..n_cand)
             .into_par_iter()
-            .map_init(Scratch::default, |s, cand| {
-                let (c, b) = this.split(cand);
-                let e: Vec<f64> = (0..m).map(|k| this.stage_value(s, c, b, k, &ranks[k])).collect();
+            .map(|cand| {
+                let (_, b) = this.split(cand);
+                let e: Vec<f64> = (0..m).map(|k| stage_e[k * n_cand + cand]).collect();
                 let ue: Vec<f64> = u[b].iter().zip(&e).map(|(u, e)| u * e).collect();
                 let eta = 1.0 + dot(&this.p, &u[b]);
                 let phi = dot(&this.p, &e) + dot(&this.p, &ue);
@@ -260,17 +343,17 @@ impl<S: WeakSource> Rule for CascadeRule<'_, S> {
     }
 
     fn trial(&self, cand: usize, alpha: f64, parallel: bool) -> Vec<f64> {
-        let (c, b) = self.split(cand);
-        let m = self.m();
         if parallel {
-            (0..m)
-                .into_par_iter()
-                .map_init(Scratch::default, |s, k| self.trial_value(s, c, b, alpha, k))
-                .collect()
+            self.all_trials(&[(cand, alpha)]).swap_remove(0)
         } else {
             let mut s = Scratch::default();
-            (0..m).map(|k| self.trial_value(&mut s, c, b, alpha, k)).collect()
+            (0..self.m()).map(|k| self.trial_values(&mut s, &[(cand, alpha)], k)[0]).collect()
         }
+    }
+
+    /// All of `tries` in one pass over the queries (parallel over queries).
+    fn trials(&self, tries: &[(usize, f64)]) -> Vec<Vec<f64>> {
+        self.all_trials(tries)
     }
 
     fn improves(&self, trial: &Vec<f64>) -> bool {
@@ -316,7 +399,7 @@ pub fn boost_cascade<S: WeakSource>(
     valid: Option<&Validation<'_>>,
     cfg: &CascadeConfig,
 ) -> Result<Outcome<Cascade<S::Weak>>> {
-    boost_cascade_with(source, train, valid, cfg, ORDER_ENTRIES)
+    boost_cascade_with(source, train, valid, cfg, ORDER_BYTES)
 }
 
 fn boost_cascade_with<S: WeakSource>(
@@ -348,7 +431,8 @@ fn boost_cascade_with<S: WeakSource>(
         prunings,
         queries,
         qoff,
-        hord: Vec::new(),
+        orders: Orders::None,
+        all: Vec::new(),
         cache: CandidateScores::default(),
         state: CascadeState::new(train),
         p: vec![1.0 / m as f64; m],

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use ltr_boosting::{
     Accepted, BoostOutcome, CandidateScores, Ensemble, LoopSettings, RoundContext, Rule, WeakRanker,
-    WeakSource, drive,
+    WeakSource, candidate_major, drive,
 };
 
 /// The target vector `delta(q)`: a monotone function of the grades, then normalised to unit
@@ -151,23 +151,34 @@ impl<S: WeakSource> CosineRule<'_, S> {
         }
     }
 
-    /// `sum_i a_i h_c(i)` over every loop query (and `sum_i h_c(i)^2` when `squares`).
-    fn dots(&self, c: usize, a: &[f64], squares: bool) -> Vec<(f64, f64)> {
-        let h = self.candidate(c);
-        self.ranges
-            .iter()
-            .map(|r| {
-                let (mut ah, mut hh) = (0.0, 0.0);
-                for i in r.clone() {
-                    let v = h.get(i);
-                    ah += a[i] * v;
+    /// `(sum_i a_i h_c(i), sum_i h_c(i)^2)` of every candidate `c` (the squares only when
+    /// `squares`) over the documents of every loop query, candidate-major (`[c * m + k]`).
+    /// Parallel over queries, each query's rows read once for all candidates; every sum runs
+    /// over the query's documents in order, as a candidate-by-candidate pass would.
+    fn dots(&self, a: &[f64], squares: bool) -> Vec<(f64, f64)> {
+        let all: Vec<usize> = (0..self.source.n_candidates()).collect();
+        let by_query: Vec<Vec<(f64, f64)>> = self
+            .ranges
+            .par_iter()
+            .map_init(Vec::new, |block, r| {
+                self.cache.block_by_doc(&*self.source, self.train, &all, r.clone(), block);
+                let n = all.len();
+                let (mut ah, mut hh) = (vec![0.0; n], vec![0.0; n]);
+                for (i, h) in r.clone().zip(block.chunks_exact(n.max(1))) {
+                    let ai = a[i];
+                    for (sum, &v) in ah.iter_mut().zip(h) {
+                        *sum += ai * v;
+                    }
                     if squares {
-                        hh += v * v;
+                        for (sum, &v) in hh.iter_mut().zip(h) {
+                            *sum += v * v;
+                        }
                     }
                 }
-                (ah, hh)
+                ah.into_iter().zip(hh).collect::<Vec<_>>()
             })
-            .collect()
+            .collect();
+        candidate_major(&by_query, all.len())
     }
 
     /// The mean cosine of the loop queries after adding candidate `c` with weight `alpha`,
@@ -232,19 +243,10 @@ impl<S: WeakSource> Rule for CosineRule<'_, S> {
         let ctx =
             RoundContext { round: t, train: self.train, query_weights: &query_weights, scores: &self.scores };
         if self.cache.refresh(&mut *self.source, &ctx)? {
-            let this = &*self;
-            let dots: Vec<Vec<(f64, f64)>> = (0..this.source.n_candidates())
-                .into_par_iter()
-                .map(|c| this.dots(c, &this.delta, true))
-                .collect();
-            self.fixed_dots = dots.concat();
+            self.fixed_dots = self.dots(&self.delta, true);
         }
-        let this = &*self;
-        let fh: Vec<Vec<(f64, f64)>> = (0..this.source.n_candidates())
-            .into_par_iter()
-            .map(|c| this.dots(c, &this.scores, false))
-            .collect();
-        self.fh = fh.into_iter().flat_map(|v| v.into_iter().map(|(a, _)| a)).collect();
+        // `f_{t-1}'h` changes with every round; `d'h` and `h'h` only with the candidates.
+        self.fh = self.dots(&self.scores, false).into_iter().map(|(fh, _)| fh).collect();
         Ok(())
     }
 
