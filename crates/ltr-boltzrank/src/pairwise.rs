@@ -91,9 +91,13 @@ impl Pairwise {
     pub fn scores(&self, a: &[f64], phi: &[f64], out: &mut [f64]) {
         let m = phi.len();
         for (j, o) in out.iter_mut().enumerate().take(m) {
-            let row = &a[j * m..(j + 1) * m];
-            let pulled: f64 = row.iter().zip(phi).map(|(w, p)| w * p).sum();
-            let mass: f64 = row.iter().sum();
+            // One pass over the row for both sums, each in the row's order from -0.0 (as
+            // `Iterator::sum`).
+            let (mut pulled, mut mass) = (-0.0, -0.0);
+            for (w, p) in a[j * m..(j + 1) * m].iter().zip(phi) {
+                pulled += w * p;
+                mass += w;
+            }
             *o = phi[j] + self.weight * (pulled - mass * phi[j]);
         }
     }
@@ -104,11 +108,21 @@ impl Pairwise {
         let m = grad.len();
         tmp.clear();
         tmp.extend_from_slice(grad);
-        for (j, g) in grad.iter_mut().enumerate() {
-            let row = &a[j * m..(j + 1) * m];
-            let mass: f64 = row.iter().sum();
-            let pushed: f64 = (0..m).map(|k| a[k * m + j] * tmp[k]).sum();
-            *g = tmp[j] + self.weight * (pushed - mass * tmp[j]);
+        tmp.resize(2 * m, 0.0);
+        let (upstream, mass) = tmp.split_at_mut(m);
+        // `A^T grad` row by row of `A` (contiguous, not down its columns), into `grad`: each
+        // entry still sums over `k` in order from -0.0, as `Iterator::sum` would.
+        grad.fill(-0.0);
+        for (k, (row, &u)) in a.chunks_exact(m.max(1)).zip(upstream.iter()).enumerate() {
+            let mut total = -0.0;
+            for (p, &w) in grad.iter_mut().zip(row) {
+                *p += w * u;
+                total += w;
+            }
+            mass[k] = total;
+        }
+        for ((g, &u), &mass) in grad.iter_mut().zip(upstream.iter()).zip(mass.iter()) {
+            *g = u + self.weight * (*g - mass * u);
         }
     }
 
