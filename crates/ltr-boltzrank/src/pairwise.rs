@@ -19,6 +19,24 @@ use ltr_core::{Dataset, Measure, QueryView, Result, Rng};
 use ltr_neural::{QueryObjective, Standardizer};
 use serde::{Deserialize, Serialize};
 
+/// One query's pairwise weights with their row sums.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryWeights {
+    /// The row-normalised weights `a_jk` (`m x m`, row-major, zero diagonal).
+    pub a: Vec<f64>,
+    /// Each row's sum `sum_k a_jk` (1 up to rounding), in the row's order: summed once here
+    /// rather than on every pass through the potentials.
+    pub mass: Vec<f64>,
+}
+
+impl QueryWeights {
+    /// The weights `a` of a query of `m` documents (`m x m`) with their row sums.
+    pub fn new(a: Vec<f64>, m: usize) -> Self {
+        let mass = a.chunks_exact(m.max(1)).map(|row| row.iter().sum()).collect();
+        Self { a, mass }
+    }
+}
+
 /// The pairwise potentials' settings, fitted on the training split.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pairwise {
@@ -87,59 +105,50 @@ impl Pairwise {
         }
     }
 
-    /// `s = phi + beta (A phi - (A 1) phi)` for one query with weights `a` (`m x m`).
-    pub fn scores(&self, a: &[f64], phi: &[f64], out: &mut [f64]) {
+    /// `s = phi + beta (A phi - (A 1) phi)` for one query with weights `w`.
+    pub fn scores(&self, w: &QueryWeights, phi: &[f64], out: &mut [f64]) {
         let m = phi.len();
-        for (j, o) in out.iter_mut().enumerate().take(m) {
-            // One pass over the row for both sums, each in the row's order from -0.0 (as
-            // `Iterator::sum`).
-            let (mut pulled, mut mass) = (-0.0, -0.0);
-            for (w, p) in a[j * m..(j + 1) * m].iter().zip(phi) {
-                pulled += w * p;
-                mass += w;
-            }
-            *o = phi[j] + self.weight * (pulled - mass * phi[j]);
+        for ((o, row), (&p, &mass)) in
+            out.iter_mut().zip(w.a.chunks_exact(m.max(1))).zip(phi.iter().zip(&w.mass))
+        {
+            let pulled: f64 = row.iter().zip(phi).map(|(a, p)| a * p).sum();
+            *o = p + self.weight * (pulled - mass * p);
         }
     }
 
-    /// `dC/dphi = grad + beta (A^T grad - (A 1) * grad)` for one query, in place of `grad`
-    /// (`tmp` a buffer).
-    pub fn pull_back(&self, a: &[f64], grad: &mut [f64], tmp: &mut Vec<f64>) {
+    /// `dC/dphi = grad + beta (A^T grad - (A 1) * grad)` for one query with weights `w`, in
+    /// place of `grad` (`tmp` a buffer).
+    pub fn pull_back(&self, w: &QueryWeights, grad: &mut [f64], tmp: &mut Vec<f64>) {
         let m = grad.len();
         tmp.clear();
         tmp.extend_from_slice(grad);
-        tmp.resize(2 * m, 0.0);
-        let (upstream, mass) = tmp.split_at_mut(m);
         // `A^T grad` row by row of `A` (contiguous, not down its columns), into `grad`: each
         // entry still sums over `k` in order from -0.0, as `Iterator::sum` would.
         grad.fill(-0.0);
-        for (k, (row, &u)) in a.chunks_exact(m.max(1)).zip(upstream.iter()).enumerate() {
-            let mut total = -0.0;
-            for (p, &w) in grad.iter_mut().zip(row) {
-                *p += w * u;
-                total += w;
+        for (row, &u) in w.a.chunks_exact(m.max(1)).zip(tmp.iter()) {
+            for (p, &a) in grad.iter_mut().zip(row) {
+                *p += a * u;
             }
-            mass[k] = total;
         }
-        for ((g, &u), &mass) in grad.iter_mut().zip(upstream.iter()).zip(mass.iter()) {
+        for ((g, &u), &mass) in grad.iter_mut().zip(tmp.iter()).zip(&w.mass) {
             *g = u + self.weight * (*g - mass * u);
         }
     }
 
     /// The weights of every query of `data`.
-    pub fn all_weights(&self, data: &Dataset) -> Vec<Vec<f64>> {
+    pub fn all_weights(&self, data: &Dataset) -> Vec<QueryWeights> {
         data.queries()
             .map(|q| {
                 let mut a = Vec::new();
                 self.weights(q, &mut a);
-                a
+                QueryWeights::new(a, q.len())
             })
             .collect()
     }
 
     /// Every query's scores from the individual potentials `phi` of `data` (whose queries'
     /// weights are `weights`), in place.
-    pub fn score_data(&self, data: &Dataset, weights: &[Vec<f64>], phi: &mut [f64]) {
+    pub fn score_data(&self, data: &Dataset, weights: &[QueryWeights], phi: &mut [f64]) {
         let mut s = Vec::new();
         for (q, a) in data.queries().zip(weights) {
             s.resize(q.len(), 0.0);
@@ -157,8 +166,8 @@ pub struct WithPairwise<O> {
     /// The objective on the scores.
     pub inner: O,
     pairwise: Pairwise,
-    /// Each query's weights (`m_q x m_q`).
-    weights: Vec<Vec<f64>>,
+    /// Each query's weights.
+    weights: Vec<QueryWeights>,
 }
 
 impl<O> WithPairwise<O> {
@@ -212,7 +221,7 @@ pub struct PairwiseMeasure<'a> {
     /// The potentials.
     pub pairwise: &'a Pairwise,
     /// The weights of the validation split's queries.
-    pub weights: Vec<Vec<f64>>,
+    pub weights: Vec<QueryWeights>,
 }
 
 impl Measure for PairwiseMeasure<'_> {
