@@ -24,7 +24,7 @@ use ltr_neural::{NetworkDefaults, NetworkParams, NeuralModel, Standardizer, Trai
 use serde::{Deserialize, Serialize};
 
 pub use objective::{BoltzObjective, ObjectiveSettings};
-pub use pairwise::{Pairwise, PairwiseMeasure, WithPairwise};
+pub use pairwise::{Pairwise, PairwiseMeasure, QueryWeights, WithPairwise};
 
 /// Metadata of BoltzRank.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {

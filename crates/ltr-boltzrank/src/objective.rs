@@ -45,6 +45,13 @@ pub struct ObjectiveSettings {
 pub struct BoltzObjective {
     settings: ObjectiveSettings,
     labels: Vec<Grade>,
+    /// The grades as scores, the target distribution's.
+    targets: Vec<f64>,
+    /// Each document's gain `2^y - 1`.
+    doc_gain: Vec<f64>,
+    /// `log2(r + 2)` for the 0-based positions of the longest query: the NDCG of every drawn
+    /// ranking divides by these, so they are computed once, not per ranking.
+    log2_rank: Vec<f64>,
     offsets: Vec<usize>,
     /// `1 / ideal DCG@k` per query (0 without a relevant document).
     inv_ideal: Vec<f64>,
@@ -67,7 +74,8 @@ struct Draws {
     /// The energy of each ranking under the distribution it was drawn from (`N` per query,
     /// from `N * q`).
     energy: Vec<f64>,
-    /// `NDCG@k` of each ranking.
+    /// `NDCG@k` of each ranking (of the model's draws only: the estimates weigh the target's
+    /// rankings by their energies alone).
     gain: Vec<f64>,
     /// Every query's chain state, carried from epoch to epoch (empty before the first draw).
     chains: Vec<u32>,
@@ -80,9 +88,15 @@ pub struct Scratch {
     weight: Vec<f64>,
 }
 
-/// DCG@k of `labels` in the order `perm` (gain `2^y - 1`, discount `1 / log2(1 + r)`).
-fn dcg(perm: impl Iterator<Item = Grade>, k: usize) -> f64 {
-    perm.take(k).enumerate().map(|(r, y)| (f64::from(y).exp2() - 1.0) / ((r + 2) as f64).log2()).sum()
+/// DCG of `gains` in their order, each divided by its entry of `log2_rank` (`log2(r + 2)` for
+/// the 0-based position `r`, as many as the cut-off `k` allows).
+fn dcg(gains: impl Iterator<Item = f64>, log2_rank: &[f64]) -> f64 {
+    gains.zip(log2_rank).map(|(g, l)| g / l).sum()
+}
+
+/// The gain `2^y - 1` of grade `y`.
+fn gain(y: Grade) -> f64 {
+    f64::from(y).exp2() - 1.0
 }
 
 /// `log sum_k exp(v_k)` without overflow.
@@ -98,18 +112,24 @@ impl BoltzObjective {
     /// The objective on `data`'s queries. The rankings are drawn by
     /// [`QueryObjective::begin_epoch`]; before it, every query's cost and gradient are 0.
     pub fn new(data: &Dataset, settings: ObjectiveSettings) -> Self {
+        let longest = data.queries().map(|q| q.len()).max().unwrap_or(0);
+        let log2_rank: Vec<f64> = (0..longest).map(|r| ((r + 2) as f64).log2()).collect();
         let inv_ideal = data
             .queries()
             .map(|q| {
                 let mut sorted = q.labels.to_vec();
                 sorted.sort_unstable_by(|a, b| b.cmp(a));
-                let ideal = dcg(sorted.into_iter(), truncation(settings.ndcg_truncation, q.len()));
+                let k = truncation(settings.ndcg_truncation, q.len()).min(q.len());
+                let ideal = dcg(sorted.into_iter().map(gain), &log2_rank[..k]);
                 if ideal > 0.0 { 1.0 / ideal } else { 0.0 }
             })
             .collect();
         Self {
             settings,
             labels: data.labels().to_vec(),
+            targets: data.labels().iter().map(|&y| f64::from(y)).collect(),
+            doc_gain: data.labels().iter().map(|&y| gain(y)).collect(),
+            log2_rank,
             offsets: data.query_offsets().to_vec(),
             inv_ideal,
             model: Draws::default(),
@@ -139,8 +159,9 @@ impl BoltzObjective {
     }
 
     /// Draws `N` rankings of every active query from `P(pi) ~ exp(-E[pi | scores])` into
-    /// `draws` with their energies and NDCG; inactive queries get the identity.
-    fn draw(&self, draws: &mut Draws, scores: &[f64], rng: &mut Rng) {
+    /// `draws` with their energies and, `with_gain`, their NDCG; inactive queries get the
+    /// identity.
+    fn draw(&self, draws: &mut Draws, scores: &[f64], with_gain: bool, rng: &mut Rng) {
         let n = self.settings.samples;
         let first = draws.chains.is_empty();
         if first {
@@ -151,8 +172,7 @@ impl BoltzObjective {
         draws.gain.clear();
         let mut kappa = Vec::new();
         for (q, w) in self.offsets.windows(2).enumerate() {
-            let (labels, s) = (&self.labels[w[0]..w[1]], &scores[w[0]..w[1]]);
-            let m = labels.len();
+            let (m, s) = (w[1] - w[0], &scores[w[0]..w[1]]);
             let start = draws.perms.len();
             if self.active(q) {
                 let chain = &mut draws.chains[w[0]..w[1]];
@@ -167,7 +187,20 @@ impl BoltzObjective {
                     draws.perms.extend(0..m as u32);
                 }
             }
-            record(draws, start, labels, s, self.settings, self.inv_ideal[q], &mut kappa);
+            let ndcg = with_gain.then(|| self.ndcg_of(q));
+            record(draws, start, m, s, self.settings, ndcg, &mut kappa);
+        }
+    }
+
+    /// Query `q`'s documents' gains, the position divisors up to its cut-off, and its
+    /// `1 / ideal DCG@k`: what the NDCG of one of its rankings needs.
+    fn ndcg_of(&self, q: usize) -> Ndcg<'_> {
+        let (from, to) = (self.offsets[q], self.offsets[q + 1]);
+        let k = truncation(self.settings.ndcg_truncation, to - from).min(to - from);
+        Ndcg {
+            doc_gain: &self.doc_gain[from..to],
+            log2_rank: &self.log2_rank[..k],
+            inv_ideal: self.inv_ideal[q],
         }
     }
 
@@ -178,17 +211,25 @@ impl BoltzObjective {
     pub(crate) fn set_rankings(&mut self, model: &[u32], target: &[u32], model_scores: &[f64]) {
         let n = self.settings.samples;
         assert_eq!((model.len(), target.len()), (n * self.labels.len(), n * self.labels.len()));
-        let targets: Vec<f64> = self.labels.iter().map(|&y| f64::from(y)).collect();
-        for (draws, perms, scores) in
-            [(&mut self.model, model, model_scores), (&mut self.target, target, &targets[..])]
-        {
-            draws.perms = perms.to_vec();
-            draws.energy.clear();
-            draws.gain.clear();
-            let mut kappa = Vec::new();
+        let mut kappa = Vec::new();
+        for (with_gain, perms, scores) in [(true, model, model_scores), (false, target, &self.targets[..])] {
+            let mut draws = Draws { perms: perms.to_vec(), ..Draws::default() };
             for (q, w) in self.offsets.windows(2).enumerate() {
-                let (labels, s) = (&self.labels[w[0]..w[1]], &scores[w[0]..w[1]]);
-                record(draws, n * w[0], labels, s, self.settings, self.inv_ideal[q], &mut kappa);
+                let ndcg = with_gain.then(|| self.ndcg_of(q));
+                record(
+                    &mut draws,
+                    n * w[0],
+                    w[1] - w[0],
+                    &scores[w[0]..w[1]],
+                    self.settings,
+                    ndcg,
+                    &mut kappa,
+                );
+            }
+            if with_gain {
+                self.model = draws;
+            } else {
+                self.target = draws;
             }
         }
         self.drawn = true;
@@ -226,23 +267,33 @@ impl BoltzObjective {
     }
 }
 
-/// Appends the energy under `scores` and the NDCG of each of one query's `N` rankings stored in
-/// `draws.perms` from `from` (`labels` and `scores` the query's, `inv_ideal` its `1 / ideal DCG@k`).
+/// What the NDCG@k of a ranking of one query needs.
+struct Ndcg<'a> {
+    /// The documents' gains `2^y - 1`.
+    doc_gain: &'a [f64],
+    /// `log2(r + 2)` for the positions `r < k`.
+    log2_rank: &'a [f64],
+    /// `1 / ideal DCG@k`.
+    inv_ideal: f64,
+}
+
+/// Appends the energy under `scores` of each of one query's `N` rankings of `m` documents
+/// stored in `draws.perms` from `from` (`scores` the query's), and with `ndcg` their NDCG@k.
 fn record(
     draws: &mut Draws,
     from: usize,
-    labels: &[Grade],
+    m: usize,
     scores: &[f64],
     settings: ObjectiveSettings,
-    inv_ideal: f64,
+    ndcg: Option<Ndcg<'_>>,
     kappa: &mut Vec<f64>,
 ) {
-    let m = labels.len();
     position_coefficients(m, settings.alpha, kappa);
-    let k = truncation(settings.ndcg_truncation, m);
     for perm in draws.perms[from..from + settings.samples * m].chunks_exact(m) {
         draws.energy.push(energy(perm, scores, kappa));
-        draws.gain.push(dcg(perm.iter().map(|&d| labels[d as usize]), k) * inv_ideal);
+        if let Some(g) = &ndcg {
+            draws.gain.push(dcg(perm.iter().map(|&d| g.doc_gain[d as usize]), g.log2_rank) * g.inv_ideal);
+        }
     }
 }
 
@@ -262,10 +313,9 @@ impl QueryObjective for BoltzObjective {
     /// scores, and from the grades' distribution (the grades as scores).
     fn begin_epoch(&mut self, rng: &mut Rng) {
         let last = std::mem::take(&mut *self.last_scores.lock().unwrap_or_else(PoisonError::into_inner));
-        let targets: Vec<f64> = self.labels.iter().map(|&y| f64::from(y)).collect();
         let (mut model, mut target) = (std::mem::take(&mut self.model), std::mem::take(&mut self.target));
-        self.draw(&mut model, &last, rng);
-        self.draw(&mut target, &targets, rng);
+        self.draw(&mut model, &last, true, rng);
+        self.draw(&mut target, &self.targets, false, rng);
         (self.model, self.target) = (model, target);
         *self.last_scores.lock().unwrap_or_else(PoisonError::into_inner) = last;
         self.drawn = true;

@@ -19,6 +19,24 @@ use ltr_core::{Dataset, Measure, QueryView, Result, Rng};
 use ltr_neural::{QueryObjective, Standardizer};
 use serde::{Deserialize, Serialize};
 
+/// One query's pairwise weights with their row sums.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueryWeights {
+    /// The row-normalised weights `a_jk` (`m x m`, row-major, zero diagonal).
+    pub a: Vec<f64>,
+    /// Each row's sum `sum_k a_jk` (1 up to rounding), in the row's order: summed once here
+    /// rather than on every pass through the potentials.
+    pub mass: Vec<f64>,
+}
+
+impl QueryWeights {
+    /// The weights `a` of a query of `m` documents (`m x m`) with their row sums.
+    pub fn new(a: Vec<f64>, m: usize) -> Self {
+        let mass = a.chunks_exact(m.max(1)).map(|row| row.iter().sum()).collect();
+        Self { a, mass }
+    }
+}
+
 /// The pairwise potentials' settings, fitted on the training split.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pairwise {
@@ -87,45 +105,50 @@ impl Pairwise {
         }
     }
 
-    /// `s = phi + beta (A phi - (A 1) phi)` for one query with weights `a` (`m x m`).
-    pub fn scores(&self, a: &[f64], phi: &[f64], out: &mut [f64]) {
+    /// `s = phi + beta (A phi - (A 1) phi)` for one query with weights `w`.
+    pub fn scores(&self, w: &QueryWeights, phi: &[f64], out: &mut [f64]) {
         let m = phi.len();
-        for (j, o) in out.iter_mut().enumerate().take(m) {
-            let row = &a[j * m..(j + 1) * m];
-            let pulled: f64 = row.iter().zip(phi).map(|(w, p)| w * p).sum();
-            let mass: f64 = row.iter().sum();
-            *o = phi[j] + self.weight * (pulled - mass * phi[j]);
+        for ((o, row), (&p, &mass)) in
+            out.iter_mut().zip(w.a.chunks_exact(m.max(1))).zip(phi.iter().zip(&w.mass))
+        {
+            let pulled: f64 = row.iter().zip(phi).map(|(a, p)| a * p).sum();
+            *o = p + self.weight * (pulled - mass * p);
         }
     }
 
-    /// `dC/dphi = grad + beta (A^T grad - (A 1) * grad)` for one query, in place of `grad`
-    /// (`tmp` a buffer).
-    pub fn pull_back(&self, a: &[f64], grad: &mut [f64], tmp: &mut Vec<f64>) {
+    /// `dC/dphi = grad + beta (A^T grad - (A 1) * grad)` for one query with weights `w`, in
+    /// place of `grad` (`tmp` a buffer).
+    pub fn pull_back(&self, w: &QueryWeights, grad: &mut [f64], tmp: &mut Vec<f64>) {
         let m = grad.len();
         tmp.clear();
         tmp.extend_from_slice(grad);
-        for (j, g) in grad.iter_mut().enumerate() {
-            let row = &a[j * m..(j + 1) * m];
-            let mass: f64 = row.iter().sum();
-            let pushed: f64 = (0..m).map(|k| a[k * m + j] * tmp[k]).sum();
-            *g = tmp[j] + self.weight * (pushed - mass * tmp[j]);
+        // `A^T grad` row by row of `A` (contiguous, not down its columns), into `grad`: each
+        // entry still sums over `k` in order from -0.0, as `Iterator::sum` would.
+        grad.fill(-0.0);
+        for (row, &u) in w.a.chunks_exact(m.max(1)).zip(tmp.iter()) {
+            for (p, &a) in grad.iter_mut().zip(row) {
+                *p += a * u;
+            }
+        }
+        for ((g, &u), &mass) in grad.iter_mut().zip(tmp.iter()).zip(&w.mass) {
+            *g = u + self.weight * (*g - mass * u);
         }
     }
 
     /// The weights of every query of `data`.
-    pub fn all_weights(&self, data: &Dataset) -> Vec<Vec<f64>> {
+    pub fn all_weights(&self, data: &Dataset) -> Vec<QueryWeights> {
         data.queries()
             .map(|q| {
                 let mut a = Vec::new();
                 self.weights(q, &mut a);
-                a
+                QueryWeights::new(a, q.len())
             })
             .collect()
     }
 
     /// Every query's scores from the individual potentials `phi` of `data` (whose queries'
     /// weights are `weights`), in place.
-    pub fn score_data(&self, data: &Dataset, weights: &[Vec<f64>], phi: &mut [f64]) {
+    pub fn score_data(&self, data: &Dataset, weights: &[QueryWeights], phi: &mut [f64]) {
         let mut s = Vec::new();
         for (q, a) in data.queries().zip(weights) {
             s.resize(q.len(), 0.0);
@@ -143,8 +166,8 @@ pub struct WithPairwise<O> {
     /// The objective on the scores.
     pub inner: O,
     pairwise: Pairwise,
-    /// Each query's weights (`m_q x m_q`).
-    weights: Vec<Vec<f64>>,
+    /// Each query's weights.
+    weights: Vec<QueryWeights>,
 }
 
 impl<O> WithPairwise<O> {
@@ -198,7 +221,7 @@ pub struct PairwiseMeasure<'a> {
     /// The potentials.
     pub pairwise: &'a Pairwise,
     /// The weights of the validation split's queries.
-    pub weights: Vec<Vec<f64>>,
+    pub weights: Vec<QueryWeights>,
 }
 
 impl Measure for PairwiseMeasure<'_> {

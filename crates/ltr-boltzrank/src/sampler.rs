@@ -62,27 +62,52 @@ pub fn mode(scores: &[f64], rng: &mut Rng) -> Vec<u32> {
     perm
 }
 
-/// Two independent uniform indices in `0..m` (`0 < m < 2^32`) from one 64-bit draw: each half
-/// by Lemire's multiply-and-reject on 32 bits, a half that falls in the rejected zone drawn
-/// again. Exact, and one ChaCha output per proposal instead of two.
-#[inline]
-fn two_indices(m: usize, rng: &mut Rng) -> (usize, usize) {
-    let n = m as u64;
-    let threshold = (1u64 << 32) % n;
-    let pick = |r: u64| {
-        let x = (r & 0xffff_ffff) * n;
-        ((x & 0xffff_ffff) >= threshold).then_some((x >> 32) as usize)
-    };
-    let r = rng.next_u64();
-    let u = match pick(r) {
-        Some(u) => u,
-        None => rng.index(m),
-    };
-    let v = match pick(r >> 32) {
-        Some(v) => v,
-        None => rng.index(m),
-    };
-    (u, v)
+/// Draws of two independent uniform indices in `0..m` (`0 < m < 2^32`) from one 64-bit draw:
+/// each half by Lemire's multiply-and-reject on 32 bits, a half that falls in the rejected zone
+/// drawn again. Exact, and one ChaCha output per proposal instead of two.
+#[derive(Debug, Clone, Copy)]
+struct TwoIndices {
+    m: usize,
+    /// `2^32 mod m`, the rejected zone (a division, so computed once per chain, not per step).
+    threshold: u64,
+}
+
+impl TwoIndices {
+    fn new(m: usize) -> Self {
+        Self { m, threshold: (1u64 << 32) % (m as u64).max(1) }
+    }
+
+    #[inline(always)]
+    fn draw(self, rng: &mut Rng) -> (usize, usize) {
+        let n = self.m as u64;
+        let pick = |r: u64| {
+            let x = (r & 0xffff_ffff) * n;
+            ((x & 0xffff_ffff) >= self.threshold).then_some((x >> 32) as usize)
+        };
+        let r = rng.next_u64();
+        let u = match pick(r) {
+            Some(u) => u,
+            None => rng.index(self.m),
+        };
+        let v = match pick(r >> 32) {
+            Some(v) => v,
+            None => rng.index(self.m),
+        };
+        (u, v)
+    }
+}
+
+/// One Metropolis step of [`sample`].
+#[inline(always)]
+fn step(perm: &mut [u32], scores: &[f64], kappa: &[f64], indices: TwoIndices, rng: &mut Rng) {
+    let (u, v) = indices.draw(rng);
+    if u == v {
+        return;
+    }
+    let de = (kappa[v] - kappa[u]) * (scores[perm[u] as usize] - scores[perm[v] as usize]);
+    if de <= 0.0 || rng.uniform() < (-de).exp() {
+        perm.swap(u, v);
+    }
 }
 
 /// Runs the Metropolis chain from the ranking `perm` (the documents at positions `0..m`):
@@ -104,23 +129,14 @@ pub fn sample(
     out: &mut Vec<u32>,
 ) {
     let m = perm.len();
-    let step = |perm: &mut [u32], rng: &mut Rng| {
-        let (u, v) = two_indices(m, rng);
-        if u == v {
-            return;
-        }
-        let de = (kappa[v] - kappa[u]) * (scores[perm[u] as usize] - scores[perm[v] as usize]);
-        if de <= 0.0 || rng.uniform() < (-de).exp() {
-            perm.swap(u, v);
-        }
-    };
+    let indices = TwoIndices::new(m);
     for _ in 0..sweeps.burn_in * m {
-        step(perm, rng);
+        step(perm, scores, kappa, indices, rng);
     }
     for k in 0..n {
         if k > 0 {
             for _ in 0..sweeps.thin * m {
-                step(perm, rng);
+                step(perm, scores, kappa, indices, rng);
             }
         }
         out.extend_from_slice(perm);

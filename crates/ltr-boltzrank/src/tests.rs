@@ -301,7 +301,7 @@ fn pairwise_potentials_by_hand() {
         weight: 0.25,
     };
     let w = p.all_weights(&data);
-    assert_eq!((w[0].as_slice(), w[1].as_slice()), (&[0.0, 1.0, 1.0, 0.0][..], &[0.0][..]));
+    assert_eq!((w[0].a.as_slice(), w[1].a.as_slice()), (&[0.0, 1.0, 1.0, 0.0][..], &[0.0][..]));
     let mut s = [2.0, -2.0, 7.0];
     p.score_data(&data, &w, &mut s);
     assert_eq!(s, [2.0 + 0.25 * (-4.0), -2.0 + 0.25 * 4.0, 7.0]);
@@ -321,7 +321,7 @@ fn pairwise_potentials_by_hand() {
     // d/dphi_i of sum_j g_j s_j = g_i + beta (sum_j a_ji g_j - g_i) (rows of a sum to 1).
     let g = [0.3, -1.1, 0.5];
     let mut back = g.to_vec();
-    p3.pull_back(&a, &mut back, &mut Vec::new());
+    p3.pull_back(&QueryWeights::new(a.clone(), 3), &mut back, &mut Vec::new());
     for i in 0..3 {
         let want = g[i] + 0.5 * ((0..3).map(|j| a[j * 3 + i] * g[j]).sum::<f64>() - g[i]);
         assert!((back[i] - want).abs() < 1e-15, "{back:?}");

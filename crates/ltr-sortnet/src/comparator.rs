@@ -36,7 +36,14 @@ pub fn sigmoid(z: f64) -> f64 {
 /// `P(x > y)` from `g(x, y)` and `g(y, x)`: `(1 + N_>(x, y) - N_<(x, y)) / 2`.
 #[inline]
 pub fn preference(g_xy: f64, g_yx: f64) -> f64 {
-    0.5 + 0.5 * (sigmoid(g_xy) - sigmoid(g_yx))
+    preference_of(sigmoid(g_xy), sigmoid(g_yx))
+}
+
+/// `P(x > y)` from the two outputs `N_>(x, y) = sigmoid(g(x, y))` and
+/// `N_<(x, y) = sigmoid(g(y, x))`.
+#[inline]
+pub fn preference_of(n_above: f64, n_below: f64) -> f64 {
+    0.5 + 0.5 * (n_above - n_below)
 }
 
 /// Units of the fixed-point accumulation of preferences (each in `[0, 1]`).
@@ -137,15 +144,27 @@ impl Comparator {
         preference(g[1], g[2])
     }
 
+    /// [`Comparator::pair_outputs`] passed through the sigmoid: `N_>(x_i, x_j)` for every
+    /// ordered pair into `out[i * m + j]`, each computed once (every preference reads two).
+    pub fn pair_sigmoids(&self, rows: &[f32], m: usize, scratch: &mut PairScratch, out: &mut [f64]) {
+        self.pair_outputs(rows, m, scratch, out);
+        for v in &mut out[..m * m] {
+            *v = sigmoid(*v);
+        }
+    }
+
     /// The expected number of wins of each of the `m` documents of `rows` against the others
-    /// into `out`, from `g` of every ordered pair (`pair_outputs`): `sum_{j != i} P(x_i > x_j)`,
-    /// each term rounded to a multiple of `2^-52` and summed exactly.
-    pub fn wins(g: &[f64], m: usize, out: &mut [f64]) {
+    /// into `out`, from `N_>` of every ordered pair ([`Comparator::pair_sigmoids`]):
+    /// `sum_{j != i} P(x_i > x_j)`, each term rounded to a multiple of `2^-52` and summed
+    /// exactly.
+    pub fn wins(n: &[f64], m: usize, out: &mut [f64]) {
         for (i, o) in out.iter_mut().enumerate().take(m) {
             let mut total: u128 = 0;
             for j in (0..m).filter(|&j| j != i) {
-                let p = preference(g[i * m + j], g[j * m + i]);
-                total += (p * FIXED_POINT).round() as u128;
+                let p = preference_of(n[i * m + j], n[j * m + i]);
+                // A term is at most 2^52 and fits a u64, whose conversion is a machine
+                // instruction; only the sum needs u128.
+                total += u128::from((p * FIXED_POINT).round() as u64);
             }
             *o = total as f64 / FIXED_POINT;
         }
@@ -162,7 +181,7 @@ impl Comparator {
             let m = q.len();
             g.clear();
             g.resize(m * m, 0.0);
-            self.pair_outputs(q.features, m, &mut scratch, &mut g);
+            self.pair_sigmoids(q.features, m, &mut scratch, &mut g);
             Self::wins(&g, m, &mut out[q.range()]);
         }
         Ok(())

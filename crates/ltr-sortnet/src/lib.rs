@@ -30,7 +30,7 @@ use ltr_neural::{Network, NetworkDefaults, NetworkParams, NeuralModel, QueryObje
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use comparator::{Comparator, PairScratch, preference, sigmoid};
+pub use comparator::{Comparator, PairScratch, preference, preference_of, sigmoid};
 
 /// Metadata of SortNet.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
@@ -224,15 +224,15 @@ fn misordered(
     budget: usize,
 ) -> Vec<(u32, u32)> {
     let m = q.len();
-    let mut g = vec![0.0; m * m];
-    comparator.pair_outputs(q.features, m, &mut PairScratch::default(), &mut g);
+    let mut n = vec![0.0; m * m];
+    comparator.pair_sigmoids(q.features, m, &mut PairScratch::default(), &mut n);
     let mut wins = vec![0.0; m];
-    Comparator::wins(&g, m, &mut wins);
+    Comparator::wins(&n, m, &mut wins);
     let mut found: Vec<(f64, u32, u32)> = Vec::new();
     for (w, &yw) in q.labels.iter().enumerate() {
         for (l, &yl) in q.labels.iter().enumerate() {
             if yw > yl && wins[l] >= wins[w] && !known.contains(&(w as u32, l as u32)) {
-                found.push((preference(g[l * m + w], g[w * m + l]), w as u32, l as u32));
+                found.push((preference_of(n[l * m + w], n[w * m + l]), w as u32, l as u32));
             }
         }
     }
