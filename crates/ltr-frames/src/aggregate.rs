@@ -199,8 +199,13 @@ pub fn fold_means(frame: &DataFrame, metrics: &[Metric]) -> Result<Vec<FoldMeans
         .iter()
         .map(|m| Ok(frame.column(&column(*m))?.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect()))
         .collect::<Result<Vec<Vec<f64>>, FrameError>>()?;
-    let keys = (0..frame.height())
-        .map(|i| (datasets.get(i).unwrap_or_default(), algorithms.get(i).unwrap_or_default(), folds.get(i).unwrap_or(0)));
+    let keys = (0..frame.height()).map(|i| {
+        (
+            datasets.get(i).unwrap_or_default(),
+            algorithms.get(i).unwrap_or_default(),
+            folds.get(i).unwrap_or(0),
+        )
+    });
     let mut rows = Vec::new();
     for (key, mut members) in groups_in_order(keys) {
         // Stable: equal places keep the frame's order, as a stable sort by the place would.
@@ -254,7 +259,13 @@ pub fn aggregate(rows: &[FoldRow]) -> Result<Vec<Aggregate>, FrameError> {
                 // A single fold has no sample deviation: nothing varies.
                 std[j] = sample_variance(values()).map_or(0.0, f64::sqrt);
             }
-            Aggregate { dataset: dataset.to_owned(), algorithm: algorithm.to_owned(), folds: members.len(), mean, std }
+            Aggregate {
+                dataset: dataset.to_owned(),
+                algorithm: algorithm.to_owned(),
+                folds: members.len(),
+                mean,
+                std,
+            }
         })
         .collect())
 }

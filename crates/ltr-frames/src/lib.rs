@@ -61,7 +61,6 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use ltr_metrics::{Convention, EvalConfig, Metric};
     use ltr_runner::store::CellRecord;
-    use polars::prelude::*;
 
     use crate::aggregate::{self, FoldRow, METRICS};
     use crate::testutil::cell;

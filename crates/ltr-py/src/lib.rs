@@ -186,13 +186,16 @@ fn dataset(
     Dataset::from_parts(n_features, features.to_vec(), labels, offsets, qids, docids).map_err(value_error)
 }
 
+/// Grades, query offsets, query ids and document ids of documents without features.
+type Judged = (Vec<Grade>, Vec<usize>, Vec<String>, Option<Vec<String>>);
+
 /// Documents without features (for evaluation): grades, query ids and document ids.
 fn judged(
     n_docs: usize,
     y: &PyReadonlyArray1<'_, i64>,
     qid: &Qids<'_>,
     docids: Option<Vec<String>>,
-) -> PyResult<(Vec<Grade>, Vec<usize>, Vec<String>, Option<Vec<String>>)> {
+) -> PyResult<Judged> {
     if y.len() != n_docs {
         return Err(value_error(format!("y has {} values for {n_docs} scores", y.len())));
     }
@@ -597,7 +600,7 @@ fn load_dataset<'py>(py: Python<'py>, name: &str, fold: u32) -> PyResult<(String
             guarded(|| {
                 let status = ltr_fetch::resolve(
                     &manifest,
-                    &[name.clone()],
+                    std::slice::from_ref(&name),
                     &[fold],
                     ltr_fetch::Source::Fetch(&fetcher),
                 );
