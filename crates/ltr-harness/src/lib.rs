@@ -17,6 +17,7 @@
 //! The harness never fetches: it takes datasets already resolved to local files
 //! (`ltr_data::resolved`).
 
+pub mod catalogue;
 mod error;
 pub mod feature_scale;
 pub mod importance;

@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use ltr_core::AlgorithmInfo;
+use ltr_harness::catalogue::scale_free_default;
 use ltr_harness::limits::thousands;
-use ltr_harness::registry::{default_validation_metric, parameters, scale_free_default};
+use ltr_harness::registry::{default_validation_metric, parameters};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -42,7 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Text => text(algorithms)?,
         Format::Ids => algorithms.iter().map(|a| format!("{}\n", a.id)).collect(),
         Format::Tsv => tsv(algorithms),
-        Format::Json => serde_json::to_string_pretty(&ltr_harness::registry::catalogue(algorithms)?)? + "\n",
+        Format::Json => serde_json::to_string_pretty(&ltr_harness::catalogue::catalogue(algorithms)?)? + "\n",
         Format::Markdown => markdown(algorithms),
     };
     crate::write_stdout(out.as_bytes());
