@@ -13,7 +13,8 @@
 //! The Python package (`python/ltr/`) turns arrays of any layout into the few this module
 //! takes (C-contiguous `float32` features, `int64` grades and query ids) and holds the
 //! docstrings users see with `help()`. No panic crosses into Python: every call into the
-//! crates runs under [`guarded`], and long fits release the GIL.
+//! crates runs under `guarded` (a panic becomes a `RuntimeError`), and long fits release the
+//! GIL.
 
 // PyO3's macros expand `#[pyfunction]`, `#[pyclass]` and `#[pymodule]` into public items of
 // their own (method tables, type objects) that cannot carry doc comments; every item written
