@@ -130,38 +130,25 @@ fn hash_files(dir: &Path, files: &[PathBuf]) -> Result<String, Error> {
     Ok(hex(&h.finalize()))
 }
 
-/// The `ltr-*` names among a manifest's normal dependencies (`[dependencies]` entries and
-/// `[dependencies.<name>]` tables; dev- and build-dependencies cannot change a number).
+/// The `ltr-*` names among a manifest's normal dependencies (dev- and build-dependencies
+/// cannot change a number).
 fn workspace_deps(manifest: &str) -> Vec<String> {
-    let mut deps = Vec::new();
-    let mut in_deps = false;
-    for line in manifest.lines() {
-        let line = line.trim();
-        if let Some(section) = line.strip_prefix('[') {
-            let section = section.trim_end_matches(']').trim();
-            in_deps = section == "dependencies";
-            if let Some(name) = section.strip_prefix("dependencies.") {
-                deps.push(name.trim().to_owned());
-            }
-            continue;
-        }
-        if in_deps {
-            let name: String =
-                line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
-            if !name.is_empty() {
-                deps.push(name);
-            }
-        }
-    }
+    let mut deps = manifest_deps(manifest, &["dependencies"]);
     deps.retain(|d| d.starts_with("ltr-"));
-    deps.sort();
-    deps.dedup();
     deps
 }
 
-/// The names a manifest builds with: its `[dependencies]`, `[build-dependencies]` and
-/// target-specific dependency tables (dev-dependencies cannot change a number).
+/// The names a manifest builds with: its normal and build dependencies (dev-dependencies
+/// cannot change a number).
 fn linked_deps(manifest: &str) -> Vec<String> {
+    manifest_deps(manifest, &["dependencies", "build-dependencies"])
+}
+
+/// The names in a manifest's dependency tables of the given kinds, sorted and deduplicated:
+/// `[<kind>]` entries, `[<kind>.<name>]` tables and their target-specific forms
+/// (`[target.<cfg>.<kind>]`). A line-based reading is enough for our own manifests, which
+/// name one dependency per line.
+fn manifest_deps(manifest: &str, kinds: &[&str]) -> Vec<String> {
     let mut deps = Vec::new();
     let mut in_deps = false;
     for line in manifest.lines() {
@@ -169,10 +156,9 @@ fn linked_deps(manifest: &str) -> Vec<String> {
         if let Some(section) = line.strip_prefix('[') {
             let section = section.trim_end_matches(']').trim();
             let table = section.rsplit_once('.').map_or(section, |(_, last)| last);
-            in_deps = matches!(section, "dependencies" | "build-dependencies")
-                || (section.starts_with("target.") && matches!(table, "dependencies" | "build-dependencies"));
-            for prefix in ["dependencies.", "build-dependencies."] {
-                if let Some(name) = section.strip_prefix(prefix) {
+            in_deps = kinds.contains(&section) || (section.starts_with("target.") && kinds.contains(&table));
+            for kind in kinds {
+                if let Some(name) = section.strip_prefix(kind).and_then(|rest| rest.strip_prefix('.')) {
                     deps.push(name.trim().to_owned());
                 }
             }
