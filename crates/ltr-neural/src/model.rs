@@ -65,15 +65,11 @@ impl Ranker for NeuralModel {
                     .into(),
             });
         }
-        let d = self.n_features();
-        let mut x = vec![0.0; BLOCK * d];
+        let mut x = Vec::with_capacity(BLOCK * self.n_features());
         let mut s = NetScratch::default();
         for (b, o) in out.chunks_mut(BLOCK).enumerate() {
-            let start = b * BLOCK;
-            for (i, xr) in x.chunks_exact_mut(d.max(1)).take(o.len()).enumerate() {
-                self.standardizer.transform_row(data.row(start + i), xr);
-            }
-            self.network.forward(&x[..o.len() * d], o.len(), &mut s, o);
+            self.standardizer.transform_rows(data, b * BLOCK, o.len(), &mut x);
+            self.network.forward(&x, o.len(), &mut s, o);
         }
         Ok(())
     }

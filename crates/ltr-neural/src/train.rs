@@ -8,7 +8,7 @@ use crate::model::NeuralModel;
 use crate::net::{NetScratch, Network};
 use crate::optim::Optimizer;
 use crate::settings::{MAX_PARAMS, NetworkParams};
-use crate::standardize::Standardizer;
+use crate::standardize::{COPY_LIMIT_BYTES, Inputs, Standardizer};
 
 /// A ranking loss, one query at a time: what distinguishes RankNet, LambdaRank, ListNet and
 /// ListMLE. Implementations hold what they need of the training set (labels, per-query
@@ -58,6 +58,8 @@ pub struct TrainReport {
 struct Slot<S> {
     grad: Vec<f64>,
     net: NetScratch,
+    /// The query's standardised rows when they are streamed.
+    rows: Vec<f64>,
     scores: Vec<f64>,
     dscores: Vec<f64>,
     objective: S,
@@ -66,14 +68,16 @@ struct Slot<S> {
 /// Rows scored per task when scoring a whole data set.
 const SCORE_BLOCK: usize = 256;
 
-/// Scores standardised rows `x` (`n_docs x d`) into `out`, in parallel blocks that each
-/// write their own part.
-pub(crate) fn score_rows(net: &Network, x: &[f64], out: &mut [f64]) {
-    let d = net.n_inputs();
-    out.par_chunks_mut(SCORE_BLOCK).enumerate().for_each_init(NetScratch::default, |s, (b, o)| {
-        let start = b * SCORE_BLOCK;
-        net.forward(&x[start * d..(start + o.len()) * d], o.len(), s, o);
-    });
+/// Scores the standardised rows `x` into `out` (one score per row), in parallel blocks that
+/// each write their own part (each row's score depends on that row alone).
+pub(crate) fn score_rows(net: &Network, x: &Inputs<'_>, out: &mut [f64]) {
+    out.par_chunks_mut(SCORE_BLOCK).enumerate().for_each_init(
+        || (NetScratch::default(), Vec::new()),
+        |(s, buf), (b, o)| {
+            let rows = x.rows(b * SCORE_BLOCK, o.len(), buf);
+            net.forward(rows, o.len(), s, o);
+        },
+    );
 }
 
 /// Trains a network on `data` with `objective`; with `valid`, evaluates after every epoch
@@ -109,6 +113,22 @@ pub fn train_from<O: QueryObjective, D>(
     objective: &mut O,
     rng: &mut Rng,
     start: Option<&NeuralModel>,
+) -> Result<(NeuralModel, TrainReport)> {
+    train_with_copy_limit(algorithm, data, valid, settings, objective, rng, start, COPY_LIMIT_BYTES)
+}
+
+/// [`train_from`], keeping standardised copies of the training and validation rows up to
+/// `copy_limit` bytes each (streaming them above it: the same values, see [`Inputs`]).
+#[allow(clippy::too_many_arguments)]
+fn train_with_copy_limit<O: QueryObjective, D>(
+    algorithm: &'static str,
+    data: &Dataset,
+    valid: Option<&Validation<'_>>,
+    settings: &NetworkParams<D>,
+    objective: &mut O,
+    rng: &mut Rng,
+    start: Option<&NeuralModel>,
+    copy_limit: usize,
 ) -> Result<(NeuralModel, TrainReport)> {
     let d = data.n_features();
     let hidden = settings.hidden_sizes();
@@ -148,8 +168,8 @@ pub fn train_from<O: QueryObjective, D>(
     if active.is_empty() {
         return Err(Error::fit(algorithm, "no training query has documents of two different grades"));
     }
-    let x = standardizer.transform(data);
-    let vx = valid.map(|v| standardizer.transform(v.data));
+    let x = Inputs::new(data, &standardizer, copy_limit);
+    let vx = valid.map(|v| Inputs::new(v.data, &standardizer, copy_limit));
     let mut init_rng = rng.child("init");
     let mut order_rng = rng.child("order");
     let mut objective_rng = rng.child("objective");
@@ -166,6 +186,7 @@ pub fn train_from<O: QueryObjective, D>(
         .map(|_| Slot {
             grad: vec![0.0; n_params],
             net: NetScratch::default(),
+            rows: Vec::new(),
             scores: vec![0.0; longest],
             dscores: vec![0.0; longest],
             objective: O::Scratch::default(),
@@ -193,7 +214,7 @@ pub fn train_from<O: QueryObjective, D>(
                 let work = |slot: &mut Slot<O::Scratch>, q: usize| {
                     let view = data.query(q);
                     let n = view.len();
-                    let xq = &x[view.start * d..(view.start + n) * d];
+                    let xq = x.rows(view.start, n, &mut slot.rows);
                     slot.grad.fill(0.0);
                     net_ref.forward(xq, n, &mut slot.net, &mut slot.scores[..n]);
                     obj.gradient(view, &slot.scores[..n], &mut slot.dscores[..n], &mut slot.objective);
@@ -291,4 +312,96 @@ pub fn total_gradient<O: QueryObjective>(objective: &O, data: &Dataset, model: &
         net.backward(xq, n, &mut s, &dscores, &mut grad);
     }
     grad
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use ltr_core::{DatasetBuilder, Measure};
+
+    use super::*;
+    use crate::settings::NetworkDefaults;
+
+    /// Squared error to the grades: enough of a loss to move every weight.
+    struct Pointwise;
+
+    impl QueryObjective for Pointwise {
+        type Scratch = ();
+
+        fn gradient(&self, q: QueryView<'_>, scores: &[f64], grad: &mut [f64], _: &mut ()) {
+            for ((g, &s), &y) in grad.iter_mut().zip(scores).zip(q.labels) {
+                *g = s - f64::from(y);
+            }
+        }
+
+        fn cost(&self, q: QueryView<'_>, scores: &[f64], _: &mut ()) -> f64 {
+            scores.iter().zip(q.labels).map(|(&s, &y)| 0.5 * (s - f64::from(y)).powi(2)).sum()
+        }
+    }
+
+    /// The validation measure: minus the mean squared error, so that it changes every epoch.
+    #[derive(Debug)]
+    struct NegMse;
+
+    impl Measure for NegMse {
+        fn name(&self) -> String {
+            "-mse".into()
+        }
+
+        fn mean(&self, data: &Dataset, scores: &[f64]) -> Result<f64> {
+            let labels = data.queries().flat_map(|q| q.labels.iter().copied());
+            let sum: f64 = scores.iter().zip(labels).map(|(&s, y)| (s - f64::from(y)).powi(2)).sum();
+            Ok(-sum / scores.len() as f64)
+        }
+    }
+
+    struct Defaults;
+
+    impl NetworkDefaults for Defaults {
+        const NETWORK: NetworkParams<Self> =
+            NetworkParams { hidden: 5, batch: 3, epochs: 7, ..NetworkParams::BASE };
+    }
+
+    fn toy(queries: usize, seed: u64) -> Dataset {
+        let mut rng = Rng::new(seed);
+        let mut b = DatasetBuilder::new(4);
+        for q in 0..queries {
+            b.start_query(&q.to_string());
+            for _ in 0..6 {
+                let row: Vec<f32> = (0..4).map(|_| rng.normal() as f32).collect();
+                let grade = u8::from(row[0] + 0.5 * row[1] > 0.0) + u8::from(row[2] > 1.0);
+                b.push_doc(grade, &row, None).unwrap();
+            }
+        }
+        b.finish().unwrap()
+    }
+
+    #[test]
+    fn streamed_rows_train_the_same_model_as_the_copy() {
+        let (data, vali) = (toy(12, 1), toy(5, 2));
+        let valid = Validation { data: &vali, measure: &NegMse };
+        let settings = NetworkParams::<Defaults>::default();
+        let fit = |limit: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+            pool.install(|| {
+                train_with_copy_limit(
+                    "test",
+                    &data,
+                    Some(&valid),
+                    &settings,
+                    &mut Pointwise,
+                    &mut Rng::new(9),
+                    None,
+                    limit,
+                )
+                .unwrap()
+            })
+        };
+        let (copied, copied_report) = fit(usize::MAX);
+        let (streamed, streamed_report) = fit(0);
+        let bits = |m: &NeuralModel| m.network.params.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&copied), bits(&streamed));
+        assert_eq!(copied_report, streamed_report);
+        assert_eq!(copied.epoch, streamed.epoch);
+    }
 }
