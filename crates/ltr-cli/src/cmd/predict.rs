@@ -158,12 +158,30 @@ pub(crate) fn read_of_width(
     allow_narrower: bool,
     user: &str,
 ) -> anyhow::Result<Dataset> {
-    let read = |n_features| {
-        read_file(path, &ReadOptions { n_features, ..Default::default() })
-            .map(|l| l.dataset)
-            .with_context(|| format!("reading {}", path.display()))
-    };
-    let data = read(None)?;
+    of_width(read_own_width(path)?, path, width, allow_narrower, user)
+}
+
+/// Reads `path` at the width its rows have (the first read of [`read_of_width`], which may
+/// run before `width` is known).
+pub(crate) fn read_own_width(path: &Path) -> anyhow::Result<Dataset> {
+    read_at(path, None)
+}
+
+fn read_at(path: &Path, n_features: Option<usize>) -> anyhow::Result<Dataset> {
+    read_file(path, &ReadOptions { n_features, ..Default::default() })
+        .map(|l| l.dataset)
+        .with_context(|| format!("reading {}", path.display()))
+}
+
+/// [`read_of_width`] of `data`, read from `path` by [`read_own_width`]: refused if wider than
+/// `width`, re-read at `width` if narrower and allowed.
+pub(crate) fn of_width(
+    data: Dataset,
+    path: &Path,
+    width: usize,
+    allow_narrower: bool,
+    user: &str,
+) -> anyhow::Result<Dataset> {
     let found = data.n_features();
     if found > width {
         bail!(
@@ -182,7 +200,7 @@ pub(crate) fn read_of_width(
             );
         }
         log::warn!("{}: {found} features of {width}; the others read as 0", path.display());
-        return read(Some(width));
+        return read_at(path, Some(width));
     }
     Ok(data)
 }

@@ -22,7 +22,7 @@ use ltr_harness::registry::{AlgoConfig, default_validation_metric};
 use ltr_metrics::{Convention, ConventionParts, Metric};
 use ltr_runner::store::{CellCheck, CellRecord, ResultStore};
 
-use crate::cmd::predict::{read_of_width, refuse_overwriting_inputs};
+use crate::cmd::predict::{of_width, read_own_width, refuse_overwriting_inputs};
 
 /// The end of `ltr train --help`: how its seed relates to a run's.
 const AFTER_HELP: &str = "\
@@ -210,15 +210,26 @@ fn fit(job: &Job) -> anyhow::Result<ModelFile> {
             .with_convention(job.convention))
     };
     let (train_sha, vali_sha) = job.sha256.as_ref().map(|(t, v)| (t.as_str(), v.as_str())).unzip();
-    let train = read(&job.train, train_sha)?;
-    let vali = match &job.vali {
-        // A declared width applies to both files.
-        Some(p) if job.read.n_features.is_some() => Some(read(p, vali_sha)?),
-        Some(p) => Some(
-            read_of_width(p, train.n_features(), job.allow_width_mismatch, "the training data")?
+    // The two files are parsed at once (each parse is one thread's work); the validation
+    // file's width is checked against the training data's afterwards, and an error of the
+    // training file is reported first, as when they were read one after the other.
+    let declared = job.read.n_features.is_some();
+    let (train, vali) = rayon::join(
+        || read(&job.train, train_sha),
+        || match &job.vali {
+            // A declared width applies to both files.
+            Some(p) if declared => read(p, vali_sha).map(Some),
+            Some(p) => read_own_width(p).map(Some),
+            None => Ok(None),
+        },
+    );
+    let train = train?;
+    let vali = match (vali?, &job.vali) {
+        (Some(v), Some(p)) if !declared => Some(
+            of_width(v, p, train.n_features(), job.allow_width_mismatch, "the training data")?
                 .with_convention(job.convention),
         ),
-        None => None,
+        (v, _) => v,
     };
     log::info!(
         "parsed {} queries / {} documents / {} features in {:.3} s",
