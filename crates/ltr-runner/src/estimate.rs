@@ -211,6 +211,41 @@ pub fn path_shape(p: &PathDataset, spec: &ExperimentSpec, split_parts: u32) -> R
     }
 }
 
+/// The shape of every dataset of `spec`, in spec order: by path ([`path_shape`], a single
+/// file split into `split_parts` folds), else from `manifest` ([`manifest_shape`]); a dataset
+/// whose shape cannot be known is [`DatasetShape::Unknown`], with the reason.
+///
+/// # Errors
+/// A fold of the spec that a collection's dataset lacks, as `ltr run` refuses it.
+pub fn shapes(
+    spec: &ExperimentSpec,
+    manifest: Option<&Manifest>,
+    split_parts: u32,
+) -> Result<Vec<DatasetShape>> {
+    let mut out = Vec::new();
+    for name in &spec.datasets {
+        let shape = match (spec.path_dataset(name), manifest) {
+            (Some(p), _) => path_shape(p, spec, split_parts),
+            (None, Some(m)) => {
+                if let Ok(entry) = m.dataset(name) {
+                    let has: Vec<u32> = (1..=entry.default_variant().folds).collect();
+                    spec.check_folds(&entry.name, &has)?;
+                }
+                manifest_shape(m, name, spec)
+            }
+            (None, None) => {
+                Err(RunnerError::Shape { dataset: name.clone(), reason: "no manifest names it".into() })
+            }
+        };
+        out.push(match shape {
+            Ok(s) => DatasetShape::Known(s),
+            Err(RunnerError::Shape { reason, .. }) => DatasetShape::Unknown { name: name.clone(), reason },
+            Err(e) => DatasetShape::Unknown { name: name.clone(), reason: e.to_string() },
+        });
+    }
+    Ok(out)
+}
+
 /// The predicted time of one algorithm entry on one dataset.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EntryEstimate {
