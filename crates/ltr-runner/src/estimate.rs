@@ -98,14 +98,11 @@ pub fn manifest_shape(manifest: &Manifest, name: &str, spec: &ExperimentSpec) ->
     let documents = entry.documents.map(as_u64);
     let (limit_rows, mut source) = match (entry.train_documents.map(as_u64), documents) {
         (Some(t), _) => (t, format!("manifest: {} training documents", thousands(t))),
-        (None, Some(d)) => (
+        (None, Some(d)) if n >= 3 => (
             train_rows_estimate(d, n),
-            format!(
-                "manifest: {} documents in {n} folds, {} of them training each",
-                thousands(d),
-                n.max(3) - 2
-            ),
+            format!("manifest: {} documents in {n} folds, {} of them training each", thousands(d), n - 2),
         ),
+        (None, Some(d)) => (d, format!("manifest: {} documents, all counted as training", thousands(d))),
         (None, None) => {
             return Err(shape_error(format!(
                 "the {} manifest gives neither `documents` nor `train_documents` for it",
