@@ -15,6 +15,7 @@ mod common;
 mod compare;
 mod cross_dataset;
 mod data;
+mod estimate;
 mod eval_golden;
 mod explain;
 mod harness;

@@ -28,10 +28,38 @@ const INFO_BASE: AlgorithmInfo = AlgorithmInfo {
 };
 
 /// Metadata of AdaRank-MAP.
-pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo { id: "adarank-map", name: "AdaRank-MAP", ..INFO_BASE };
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 117.7 s at two threads on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `rounds`.
+pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo {
+    id: "adarank-map",
+    name: "AdaRank-MAP",
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(117.7, "just bench-budget 2026-11-27, 2 threads")
+            .threads(2)
+            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 500.0 }]),
+    ),
+    ..INFO_BASE
+};
 
 /// Metadata of AdaRank-NDCG.
-pub const INFO_NDCG: AlgorithmInfo = AlgorithmInfo { id: "adarank-ndcg", name: "AdaRank-NDCG", ..INFO_BASE };
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 108.6 s at two threads on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `rounds`.
+pub const INFO_NDCG: AlgorithmInfo = AlgorithmInfo {
+    id: "adarank-ndcg",
+    name: "AdaRank-NDCG",
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(108.6, "just bench-budget 2026-11-27, 2 threads")
+            .threads(2)
+            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 500.0 }]),
+    ),
+    ..INFO_BASE
+};
 
 /// Hyperparameters of AdaRank-MAP (`adarank-map`): `E(q, f)` is the average precision of
 /// query `q` ranked by `f`.

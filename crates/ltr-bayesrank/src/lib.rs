@@ -19,6 +19,11 @@ use serde::{Deserialize, Serialize};
 pub use risk::{RiskScratch, TopKRisk};
 
 /// Metadata of BayesRank: family Bayes, as in the survey's summary table.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 54.4 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "bayesrank",
     name: "BayesRank",
@@ -32,6 +37,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["epochs=3"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(54.4, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -27,6 +27,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost: none measured (its README's "Scale" section has no time at the MSLR-WEB10K shape); `ltr
+/// estimate` lists it under "no measurement".
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "best-feature",
     name: "Best feature",

@@ -27,6 +27,11 @@ pub use objective::{BoltzObjective, ObjectiveSettings};
 pub use pairwise::{Pairwise, PairwiseMeasure, QueryWeights, WithPairwise};
 
 /// Metadata of BoltzRank.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 97.5 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "boltzrank",
     name: "BoltzRank",
@@ -40,6 +45,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["epochs=3", "samples=2"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(97.5, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

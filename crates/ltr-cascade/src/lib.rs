@@ -22,6 +22,11 @@ pub use model::{Cascade, CascadeCost, Pruning, PruningKind, Stage};
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 19.8 s at two threads on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `rounds`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "cascade",
     name: "Cascade",
@@ -33,6 +38,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
                 105-114.",
     summary: "stages with pruning; cost per query in the report",
     small_settings: &["rounds=10"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(19.8, "just bench-budget 2026-11-27, 2 threads")
+            .threads(2)
+            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 500.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

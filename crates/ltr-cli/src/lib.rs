@@ -101,6 +101,9 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Compare score files of any tools on one feature file, with significance tests.
     Compare(cmd::compare::Args),
+    /// The predicted time of a spec before it runs: every fit priced from its algorithm's
+    /// measured cost, scaled by rows, features and grid; nothing fetched or read.
+    Estimate(cmd::estimate::Args),
     /// Cut a spec's cells into tasks for Slurm, Kubernetes or GNU parallel (a plan folder).
     Plan(cmd::plan::Args),
     /// Run one task of a plan into a result store (cells already there are skipped).
@@ -155,6 +158,7 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => cmd::explain::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Estimate(args) => cmd::estimate::run(args),
         Command::Plan(args) => cmd::plan::run(args),
         Command::RunCell(args) => cmd::run_cell::run(args),
         Command::Collect(args) => cmd::collect::run(args),

@@ -41,7 +41,7 @@ pub use dataset::{Dataset, DatasetBuilder, Grade, MAX_FEATURES, QueryView};
 pub use derived::Derived;
 pub use error::{Error, Result};
 pub use fs::write_atomic;
-pub use info::{AlgorithmInfo, Family, FeatureScale, LossType, ScaleLimit};
+pub use info::{AlgorithmInfo, BudgetKey, Family, FeatureScale, FitCost, LossType, ScaleLimit};
 pub use order::rank_order;
 pub use params::range::{ParamInfo, ParamRange};
 pub use params::{ReadmeRow, check_readme, check_table, param_info, readme_rows};

@@ -50,6 +50,11 @@ use serde::{Deserialize, Serialize};
 use crate::sampler::{Draw, Sampler};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 0.4 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `steps`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "crr",
     name: "CRR",
@@ -60,6 +65,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Sculley, Combined Regression and Ranking, KDD 2010",
     summary: "regression + pairwise SGD",
     small_settings: &["steps=2000"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(0.4, "just bench-budget 2026-11-23, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "steps", default: 100000.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -56,6 +56,13 @@ use ltr_ranksvm::SquaredHingePairs;
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 173.6 s at one thread on 149,860
+/// training rows x 136 features, the largest MSLR-WEB10K-shaped split within its scale limit (`just
+/// bench-budget` of 2026-11-23, two fits at a time; its README's "Scale" section), and the time
+/// grows as rows^1.07 (the scaling curve of 2026-11-27 in that README, as its `scale_limit` says).
+/// Linear in `max_iter`: every iteration costs the same, and at the defaults every radius ran to
+/// the cap.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "fenchelrank",
     name: "FenchelRank",
@@ -73,6 +80,12 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
                    see its README",
     }),
     small_settings: &["max_iter=50"],
+    cost: Some(ltr_core::FitCost {
+        train_rows: ltr_core::FitCost::LIMITED_ROWS,
+        row_exponent: 1.07,
+        ..ltr_core::FitCost::mslr_web10k(173.6, "just bench-budget 2026-11-23, 149,860 rows, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "max_iter", default: 1000.0 }])
+    }),
     ..AlgorithmInfo::DEFAULT
 };
 

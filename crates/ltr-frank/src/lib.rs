@@ -26,6 +26,10 @@ use crate::rule::{FidelityRule, QueryPairs};
 /// Metadata for the comparison tables. The survey's table lists FRank under ANN (it comes
 /// from RankNet's probabilistic framework); the model and its training are a boosted
 /// additive model of binary weak rankers, so the family column says Boosting.
+///
+/// Cost: none measured: one fit at the defaults did not finish within the 300 s of `just
+/// bench-budget` at the MSLR-WEB10K shape (2026-11-27, its README's "Scale" section), so `ltr
+/// estimate` lists it under "no measurement".
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "frank",
     name: "FRank",

@@ -35,6 +35,11 @@ pub use crate::pairs::PairIndex;
 pub use crate::qbrank::QbRankObjective;
 
 /// Metadata of `gbrank`.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 64.9 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `trees`.
 pub const INFO_GBRANK: AlgorithmInfo = AlgorithmInfo {
     id: "gbrank",
     name: "GBRank",
@@ -48,10 +53,19 @@ pub const INFO_GBRANK: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: FeatureScale::QUANTILE_BINS,
     small_settings: &["trees=4"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(64.9, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "trees", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 
 /// Metadata of `qbrank`.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 59.4 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `trees`.
 pub const INFO_QBRANK: AlgorithmInfo = AlgorithmInfo {
     id: "qbrank",
     name: "QBRank",
@@ -65,6 +79,10 @@ pub const INFO_QBRANK: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: FeatureScale::QUANTILE_BINS,
     small_settings: &["trees=4"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(59.4, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "trees", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

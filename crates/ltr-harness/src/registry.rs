@@ -843,7 +843,9 @@ mod tests {
 
     /// Each registry line names its INFO's id, and each INFO's facts are usable: its
     /// validation metric parses, its short settings are valid parameters, its scale limit
-    /// and feature-scale reasons say something.
+    /// and feature-scale reasons say something, its measured cost is positive and finite and
+    /// each budget key of it is a numeric parameter whose default is the one it was measured
+    /// at.
     #[test]
     fn every_info_states_usable_facts_under_its_own_id() {
         for (i, info) in ALGORITHMS.iter().enumerate() {
@@ -858,6 +860,17 @@ mod tests {
             if let Some(l) = info.scale_limit {
                 assert!(l.max_train_rows > 0 && !l.measured.is_empty(), "{id}");
             }
+            if let Some(c) = info.cost {
+                let positive = |x: f64| x.is_finite() && x > 0.0;
+                assert!(positive(c.fit_seconds) && positive(c.row_exponent), "{id}: {c:?}");
+                assert!(c.train_rows > 0 && c.features > 0 && c.threads > 0, "{id}: {c:?}");
+                assert!(!c.measured.is_empty(), "{id}");
+                let defaults = AlgoConfig::default_for(id).unwrap().params_json();
+                for b in c.budget {
+                    assert!(positive(b.default), "{id}: budget key `{}`", b.key);
+                    assert_eq!(defaults[b.key].as_f64(), Some(b.default), "{id}: budget key `{}`", b.key);
+                }
+            }
             match info.feature_scale {
                 ltr_core::FeatureScale::Matters => {}
                 ltr_core::FeatureScale::Free(why) => assert!(!why.is_empty(), "{id}"),
@@ -868,6 +881,9 @@ mod tests {
                 }
             }
         }
+        // Every algorithm has a measured cost but those `just bench-budget` has no time for.
+        let unmeasured: Vec<&str> = ALGORITHMS.iter().filter(|a| a.cost.is_none()).map(|a| a.id).collect();
+        assert_eq!(unmeasured, ["mpboost", "frank", "best-feature"]);
         assert_eq!(default_validation_metric("lambdamart"), Metric::Ndcg(10));
         assert_eq!(default_validation_metric("ranksvm"), Metric::Map);
         assert_eq!(default_validation_metric("no-such-ranker"), Metric::Map);

@@ -23,6 +23,11 @@ use serde::{Deserialize, Serialize};
 use crate::interval::IntervalProblem;
 
 /// Static metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 126.0 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `rounds`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "intervalrank",
     name: "IntervalRank",
@@ -35,6 +40,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "on the shared histogram GBDT learner",
     feature_scale: ltr_core::FeatureScale::QUANTILE_BINS,
     small_settings: &["rounds=8"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(126.0, "just bench-budget 2026-11-23, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -45,6 +45,10 @@ use ltr_ranksvm::{FitStats, RankSvmLoss, RankSvmParams};
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 88.6 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "ir-svm",
     name: "IR-SVM",
@@ -54,6 +58,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "1-slack cutting plane (weighted pairs)",
     reference: "Cao, Xu, Liu, Li, Huang & Hon, Adapting Ranking SVM to Document Retrieval, SIGIR 2006",
     summary: "cost-sensitive, query-normalised pairs",
+    cost: Some(ltr_core::FitCost::mslr_web10k(88.6, "just bench-budget 2026-11-23, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -20,6 +20,11 @@ use ltr_neural::{NetworkDefaults, NetworkParams, QueryObjective, settings};
 use serde::{Deserialize, Serialize};
 
 /// Metadata of ListNet.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 22.8 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`. A hidden layer costs more, which is not modelled.
 pub const INFO_LISTNET: AlgorithmInfo = AlgorithmInfo {
     id: "listnet",
     name: "ListNet",
@@ -33,10 +38,19 @@ pub const INFO_LISTNET: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["epochs=3"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(22.8, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 
 /// Metadata of ListMLE.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 27.7 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`. A hidden layer costs more, which is not modelled.
 pub const INFO_LISTMLE: AlgorithmInfo = AlgorithmInfo {
     id: "listmle",
     name: "ListMLE",
@@ -50,6 +64,10 @@ pub const INFO_LISTMLE: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["epochs=3"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(27.7, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -29,6 +29,10 @@ mod loss;
 pub use loss::MagnitudeLoss;
 
 /// Metadata for the comparison tables.
+///
+/// Cost: none measured: one fit at the defaults did not finish within the 300 s of `just
+/// bench-budget` at the MSLR-WEB10K shape (2026-11-27, its README's "Scale" section), so `ltr
+/// estimate` lists it under "no measurement".
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "mpboost",
     name: "MPBoost",

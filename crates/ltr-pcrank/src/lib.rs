@@ -26,6 +26,11 @@ use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables. No PCRank publication was found: `year` is that of
 /// the reference actually cited, AdaRank's boosting loop (2007).
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 73.6 s at one thread on 149,860
+/// training rows x 136 features, the largest MSLR-WEB10K-shaped split within its scale limit (`just
+/// bench-budget` of 2026-11-23, two fits at a time; its README's "Scale" section), and the time
+/// grows as rows^2.04 (the scaling curve of 2026-11-27 in that README, as its `scale_limit` says).
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "pcrank",
     name: "PCRank",
@@ -42,6 +47,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
                    alone would take about 740 s at 728,521 rows; see its README",
     }),
     small_settings: &["rounds=10"],
+    cost: Some(ltr_core::FitCost {
+        train_rows: ltr_core::FitCost::LIMITED_ROWS,
+        row_exponent: 2.04,
+        ..ltr_core::FitCost::mslr_web10k(73.6, "just bench-budget 2026-11-23, 149,860 rows, 1 thread")
+    }),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -51,6 +51,10 @@ use crate::perm::Measure;
 use crate::working::WorkingSets;
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 6.1 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "permurank",
     name: "PermuRank",
@@ -60,6 +64,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     optimizer: "working sets of permutations, 1-slack cutting plane per round",
     reference: "Xu, Liu, Lu, Li & Ma, Directly optimizing evaluation measures in learning to rank, SIGIR 2008",
     summary: "hinge bound over permutations of 1 - MAP",
+    cost: Some(ltr_core::FitCost::mslr_web10k(6.1, "just bench-budget 2026-11-27, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

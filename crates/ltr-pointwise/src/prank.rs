@@ -37,6 +37,11 @@ use ltr_linear::sgd::{self, Schedule};
 /// Metadata for the comparison tables. Family: Regression, as ordinal regression (ordered
 /// thresholds on a linear score; Liu 2011 files PRank under ordinal-regression pointwise
 /// methods), learned by the perceptron's mistake-driven update.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 14.0 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "prank",
     name: "PRank",
@@ -47,6 +52,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Crammer & Singer, Pranking with Ranking, NIPS 14, 2001",
     summary: "ordinal regression",
     small_settings: &["epochs=5"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(14.0, "just bench-budget 2026-11-23, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 30.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

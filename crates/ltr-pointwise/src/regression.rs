@@ -34,6 +34,10 @@ use serde::{Deserialize, Serialize};
 use ltr_linear::{LinearModel, PivotFloor, cholesky, dot};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 2.0 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "regression",
     name: "Regression",
@@ -48,6 +52,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
         key: "standardize",
         why: ltr_core::FeatureScale::STANDARDISES,
     },
+    cost: Some(ltr_core::FitCost::mslr_web10k(2.0, "just bench-budget 2026-11-23, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

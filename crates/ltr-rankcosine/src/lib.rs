@@ -16,6 +16,11 @@ use ltr_core::{
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 52.3 s at two threads on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `rounds`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "rankcosine",
     name: "RankCosine",
@@ -30,6 +35,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
         "each single-feature weak ranker's weight, in closed form, scales inversely with it",
     ),
     small_settings: &["rounds=10"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(52.3, "just bench-budget 2026-11-27, 2 threads")
+            .threads(2)
+            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 200.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -42,6 +42,11 @@ use serde::{Deserialize, Serialize};
 use crate::tree::{Columns, Node, Primitives};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 24.0 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `population` and `generations` (the programs evaluated).
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "rankgp",
     name: "RankGP",
@@ -53,6 +58,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
                 SIGIR 2007 workshop LR4IR",
     summary: "expression trees evolved by genetic programming, MAP fitness",
     small_settings: &["population=10", "generations=2"],
+    cost: Some(ltr_core::FitCost::mslr_web10k(24.0, "just bench-budget 2026-11-27, 1 thread").budget(&[
+        ltr_core::BudgetKey { key: "population", default: 50.0 },
+        ltr_core::BudgetKey { key: "generations", default: 20.0 },
+    ])),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -41,6 +41,10 @@ use serde::{Deserialize, Serialize};
 use crate::objective::{AllPairs, Approximate, Objective};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 38.5 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "ranklr",
     name: "RankLR",
@@ -51,6 +55,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Yan & Hauptmann, Efficient margin-based rank learning algorithms for information \
                 retrieval, CIVR 2006",
     summary: "pairwise logistic regression",
+    cost: Some(ltr_core::FitCost::mslr_web10k(38.5, "just bench-budget 2026-11-23, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

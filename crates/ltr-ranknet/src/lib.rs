@@ -29,6 +29,11 @@ use ltr_neural::{
 use serde::{Deserialize, Serialize};
 
 /// Metadata of RankNet.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 112.2 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`. A wider hidden layer costs more, which is not modelled.
 pub const INFO_RANKNET: AlgorithmInfo = AlgorithmInfo {
     id: "ranknet",
     name: "RankNet",
@@ -42,10 +47,19 @@ pub const INFO_RANKNET: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["epochs=3", "hidden=4"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(112.2, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 
 /// Metadata of LambdaRank.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 115.0 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`. A wider hidden layer costs more, which is not modelled.
 pub const INFO_LAMBDARANK: AlgorithmInfo = AlgorithmInfo {
     id: "lambdarank",
     name: "LambdaRank",
@@ -58,6 +72,10 @@ pub const INFO_LAMBDARANK: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["epochs=3", "hidden=4"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(115.0, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

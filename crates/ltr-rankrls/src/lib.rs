@@ -44,6 +44,10 @@ use ltr_linear::{LinearModel, PivotFloor, cholesky, dot};
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 2.1 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "rankrls",
     name: "RankRLS",
@@ -54,6 +58,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Pahikkala, Tsivtsivadze, Airola, Jarvinen, Boberg, An efficient algorithm for learning to \
                 rank from preference graphs, Machine Learning 75(1), 2009",
     summary: "pairwise least squares, closed form",
+    cost: Some(ltr_core::FitCost::mslr_web10k(2.1, "just bench-budget 2026-11-27, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

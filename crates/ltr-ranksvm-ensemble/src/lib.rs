@@ -46,6 +46,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 138.0 s at one thread on 149,860
+/// training rows x 136 features, the largest MSLR-WEB10K-shaped split within its scale limit (`just
+/// bench-budget` of 2026-11-23, two fits at a time; its README's "Scale" section), and the time
+/// grows as rows^1.01 (the scaling curve of 2026-11-27 in that README, as its `scale_limit` says).
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "ranksvm-ensemble",
     name: "RankSVM ensemble",
@@ -61,6 +66,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
         measured: "measured time grows as rows^1.01, from 34.6 s of CPU at 22,221 rows to 270 s at \
                    172,019 (one RankSVM per training query): about 1,130 s at 728,521 rows, where \
                    the validation scores it keeps (rows^2) would take 11.8 GB; see its README",
+    }),
+    cost: Some(ltr_core::FitCost {
+        train_rows: ltr_core::FitCost::LIMITED_ROWS,
+        row_exponent: 1.01,
+        ..ltr_core::FitCost::mslr_web10k(138.0, "just bench-budget 2026-11-23, 149,860 rows, 1 thread")
     }),
     ..AlgorithmInfo::DEFAULT
 };

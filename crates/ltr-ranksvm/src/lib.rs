@@ -60,6 +60,11 @@ use ltr_linear::LinearModel;
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 79.7 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows. A
+/// larger `c` needs more cutting-plane iterations, which is not modelled.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "ranksvm",
     name: "RankSVM",
@@ -71,6 +76,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
                 Joachims, KDD 2002; solvers: Joachims, KDD 2006 (cutting plane), \
                 Chapelle & Keerthi, Information Retrieval 13(3), 2010 (truncated Newton)",
     summary: "svm_rank's objective",
+    cost: Some(ltr_core::FitCost::mslr_web10k(79.7, "just bench-budget 2026-11-23, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

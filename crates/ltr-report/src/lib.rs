@@ -24,6 +24,7 @@
 //! byte-identity check must leave out.
 
 pub mod check;
+pub mod estimate;
 pub mod further;
 pub mod identical;
 pub mod json;

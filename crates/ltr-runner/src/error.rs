@@ -41,6 +41,15 @@ pub enum RunnerError {
         /// What is wrong.
         reason: String,
     },
+    /// A dataset whose shape an estimate cannot know (not in the manifest, no size there, a
+    /// path that cannot be read).
+    #[error("{dataset}: {reason}")]
+    Shape {
+        /// The dataset.
+        dataset: String,
+        /// Why, in one line.
+        reason: String,
+    },
     /// The code hash table lacks a crate (the build script and the registry disagree).
     #[error("code hashes: {reason}")]
     Code {

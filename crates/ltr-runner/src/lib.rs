@@ -12,10 +12,12 @@
 //! * [`plan`]: a spec's cells cut into tasks for Slurm, Kubernetes or GNU parallel.
 //! * [`scripts`]: the engine files that run a plan's tasks.
 //! * [`collect`]: the stores a plan's tasks filled, merged into one.
+//! * [`estimate`]: the predicted time of a spec, from the algorithms' measured costs.
 
 pub mod code;
 pub mod collect;
 mod error;
+pub mod estimate;
 #[cfg(test)]
 mod fixture;
 pub mod plan;

@@ -47,6 +47,10 @@ use ltr_metrics::EvalConfig;
 use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 45.5 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "slr",
     name: "SLR",
@@ -57,6 +61,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Cooper, Gey, Dabney, Probabilistic retrieval based on staged logistic regression, SIGIR 1992",
     summary: "staged logistic regression",
     feature_scale: FeatureScale::STANDARDISED,
+    cost: Some(ltr_core::FitCost::mslr_web10k(45.5, "just bench-budget 2026-11-27, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

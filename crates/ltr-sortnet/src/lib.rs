@@ -33,6 +33,11 @@ use serde::{Deserialize, Serialize};
 pub use comparator::{Comparator, PairScratch, preference, preference_of, sigmoid};
 
 /// Metadata of SortNet.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 95.3 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// `epochs`. Each of its `iterations` grows the pair set, so the cost is not proportional to them.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "sortnet",
     name: "SortNet",
@@ -47,6 +52,10 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     validation_metric: "ndcg@10",
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["iterations=2", "epochs=1", "hidden=4"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(95.3, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 5.0 }]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -43,6 +43,10 @@ use serde::{Deserialize, Serialize};
 use crate::oracle::ApOracle;
 
 /// Metadata for the comparison tables.
+///
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 66.6 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
+/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "svm-map",
     name: "SVM-MAP",
@@ -53,6 +57,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     reference: "Yue, Finley, Radlinski & Joachims, A support vector method for optimizing average \
                 precision, SIGIR 2007",
     summary: "structural SVM bounding 1 - AP",
+    cost: Some(ltr_core::FitCost::mslr_web10k(66.6, "just bench-budget 2026-11-27, 1 thread")),
     ..AlgorithmInfo::DEFAULT
 };
 

@@ -5,6 +5,7 @@ pub mod cells;
 pub mod check;
 pub mod collect;
 pub mod compare;
+pub mod estimate;
 pub mod eval;
 pub mod explain;
 pub mod fetch;

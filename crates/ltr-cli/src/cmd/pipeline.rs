@@ -109,26 +109,7 @@ impl Pipeline {
     /// collection must be the spec's), else the built-in one; none when the spec has no
     /// collection (every dataset given by path).
     pub fn from_spec(spec: ExperimentSpec, manifest_file: Option<&Path>) -> anyhow::Result<Self> {
-        let manifest = match manifest_file {
-            Some(file) => {
-                let m = Manifest::load(file)?;
-                if !spec.collection.is_empty() && m.collection != spec.collection {
-                    anyhow::bail!(
-                        "{}: collection `{}`, but the manifest {} describes `{}`",
-                        spec.source,
-                        spec.collection,
-                        file.display(),
-                        m.collection
-                    );
-                }
-                Some(m)
-            }
-            None if spec.collection.is_empty() => None,
-            None => Some(
-                Manifest::builtin(&spec.collection)
-                    .with_context(|| format!("{}: collection `{}`", spec.source, spec.collection))?,
-            ),
-        };
+        let manifest = manifest_of(&spec, manifest_file)?;
         // Before anything is fetched: a fold a dataset lacks is the spec's error. (A dataset
         // the manifest does not know is reported unavailable by the resolution.)
         if let Some(manifest) = &manifest {
@@ -265,6 +246,32 @@ impl Pipeline {
         );
         Ok(written)
     }
+}
+
+/// The manifest of a spec's collection: the one in `manifest_file` if given (its collection
+/// must be the spec's), else the built-in one; none when the spec has no collection (every
+/// dataset given by path).
+pub fn manifest_of(spec: &ExperimentSpec, manifest_file: Option<&Path>) -> anyhow::Result<Option<Manifest>> {
+    Ok(match manifest_file {
+        Some(file) => {
+            let m = Manifest::load(file)?;
+            if !spec.collection.is_empty() && m.collection != spec.collection {
+                anyhow::bail!(
+                    "{}: collection `{}`, but the manifest {} describes `{}`",
+                    spec.source,
+                    spec.collection,
+                    file.display(),
+                    m.collection
+                );
+            }
+            Some(m)
+        }
+        None if spec.collection.is_empty() => None,
+        None => Some(
+            Manifest::builtin(&spec.collection)
+                .with_context(|| format!("{}: collection `{}`", spec.source, spec.collection))?,
+        ),
+    })
 }
 
 /// `--algorithms`: the spec restricted to these labels or ids. A name that is neither one of
