@@ -23,7 +23,8 @@
 //! queries merged in order: the result does not depend on the thread count.
 
 use ltr_boosting::{
-    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, PairSums, Rule, ThresholdRanker, mass_weights,
+    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, DocBlock, Ensemble, PairSums, Rule, ThresholdRanker,
+    mass_weights,
 };
 use ltr_core::{Dataset, Result};
 use rayon::prelude::*;
@@ -40,6 +41,8 @@ const QUERY_CHUNK: usize = 4;
 pub(crate) struct QueryPairs {
     /// Index of the query in the training data.
     pub query: usize,
+    /// Its documents' training indices.
+    range: std::ops::Range<usize>,
     /// The documents (training indices), grades descending, file order within a grade.
     docs: Vec<usize>,
     /// Start of each grade group in `docs`, and `docs.len()` last.
@@ -69,6 +72,7 @@ impl QueryPairs {
         }
         (pairs > 0).then(|| Self {
             query: q,
+            range: view.range(),
             docs,
             groups,
             scale: if normalise { 1.0 / pairs as f64 } else { 1.0 },
@@ -161,13 +165,15 @@ impl Rule for FidelityRule<'_> {
             .par_chunks(QUERY_CHUNK)
             .map(|chunk| {
                 let mut sums = cands.pair_sums();
+                let mut block = DocBlock::default();
                 let masses = chunk
                     .iter()
                     .map(|q| {
                         let mut mass = 0.0;
+                        cands.load_block(&mut block, q.range.clone());
                         q.for_each(|i, j| {
                             let w = q.scale * pair_weight(scores[i] - scores[j]);
-                            cands.add_pair(&mut sums, i, j, w);
+                            cands.add_pair(&mut sums, &block, i, j, w);
                             mass += w;
                         });
                         mass
