@@ -226,6 +226,11 @@ impl CutCandidates {
         PairSums { acc: vec![0.0; 2 * half], half }
     }
 
+    /// The bytes of one [`PairSums`] of these candidates.
+    pub fn pair_sums_bytes(&self) -> usize {
+        2 * (self.n_candidates() + self.cuts.n_features()) * std::mem::size_of::<f64>()
+    }
+
     /// Makes `block` hold the intervals of the training documents `docs` (consecutive:
     /// one query's, say), the pairs of which [`CutCandidates::add_pair`] then reads from it.
     pub fn load_block(&self, block: &mut DocBlock, docs: Range<usize>) {
@@ -363,6 +368,7 @@ mod tests {
         let s = p.candidates(&data, "test").unwrap();
         // Feature 0: values 0.1, 0.3, 0.5, 0.9 -> 3 cuts; feature 1: 1, 2, 3 -> 2 cuts.
         assert_eq!(s.n_candidates(), 5);
+        assert_eq!(s.pair_sums_bytes(), 2 * (5 + 2) * 8);
         assert_eq!((s.feature(0), s.feature(3)), (0, 1));
         assert_eq!(s.ranker(1), ThresholdRanker { feature: 0, threshold: f64::from(0.3f32) });
         let h = |c: usize, i: usize| s.ranker(c).score(&x[i]);
