@@ -7,13 +7,15 @@
 //! factor over documents needs): a pair adds its weight to the range of cuts between its two
 //! documents' intervals, `O(d)` per pair, prefix sums at the end.
 
+use std::ops::Range;
+
 use ltr_core::{Dataset, Error, ParamInfo, Result, Validation, param_info};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::driver::{LoopSettings, Outcome, Rule, drive};
 use crate::ensemble::Ensemble;
-use crate::threshold::{Cuts, ThresholdRanker, ThresholdSpacing};
+use crate::threshold::{Cuts, Interval, IntervalVec, IntervalVisitor, ThresholdRanker, ThresholdSpacing};
 
 /// The keys of every learner that boosts threshold weak rankers on the round driver, written
 /// once: each learner embeds them flat (`#[serde(flatten)]`) and starts its `Params::TABLE`
@@ -135,9 +137,7 @@ impl ThresholdLoopParams {
     }
 }
 
-/// Every cut of every feature as one list of candidates (feature by feature, cuts ascending),
-/// with every training document's interval per feature also stored document by document for
-/// the pair sums.
+/// Every cut of every feature as one list of candidates (feature by feature, cuts ascending).
 #[derive(Debug, Clone)]
 pub struct CutCandidates {
     cuts: Cuts,
@@ -145,8 +145,9 @@ pub struct CutCandidates {
     index: Vec<(usize, usize)>,
     /// First candidate of each feature, and the candidate count last.
     first: Vec<usize>,
-    /// The intervals document-major (`rows[i * d + f]`).
-    rows: Vec<u32>,
+    /// Per feature, its first slot in each half of [`PairSums`] and its cut count `k`:
+    /// slots `0..k` are its cuts', slot `k` is written and never read.
+    slots: Vec<(usize, usize)>,
 }
 
 impl CutCandidates {
@@ -158,27 +159,28 @@ impl CutCandidates {
         let d = cuts.n_features();
         let mut index = Vec::new();
         let mut first = Vec::with_capacity(d + 1);
+        let mut slots = Vec::with_capacity(d);
         for f in 0..d {
+            let k = cuts.cuts(f).len();
+            slots.push((index.len() + f, k));
             first.push(index.len());
-            index.extend((0..cuts.cuts(f).len()).map(|j| (f, j)));
+            index.extend((0..k).map(|j| (f, j)));
         }
         first.push(index.len());
         if index.is_empty() {
             return Err(Error::fit(algorithm, "every feature is constant on the training data"));
         }
-        let n = if d == 0 { 0 } else { cuts.bins(0).len() };
-        let mut rows = vec![0u32; n * d];
-        for f in 0..d {
-            for (i, &b) in cuts.bins(f).iter().enumerate() {
-                rows[i * d + f] = b;
-            }
-        }
-        Ok(Self { cuts, index, first, rows })
+        Ok(Self { cuts, index, first, slots })
     }
 
     /// Number of candidates.
     pub fn n_candidates(&self) -> usize {
         self.index.len()
+    }
+
+    /// The cuts the candidates are made of.
+    pub fn cuts(&self) -> &Cuts {
+        &self.cuts
     }
 
     /// The feature candidate `c` tests.
@@ -197,7 +199,7 @@ impl CutCandidates {
     #[inline]
     pub fn fires(&self, c: usize, i: usize) -> bool {
         let (f, j) = self.index[c];
-        self.rows[i * self.cuts.n_features() + f] as usize > j
+        self.cuts.interval(f, i) > j
     }
 
     /// `sum_i v_i h_c(x_i)` for every candidate `c` (`v`: one value per training document):
@@ -224,21 +226,78 @@ impl CutCandidates {
         PairSums { acc: vec![0.0; 2 * half], half }
     }
 
-    /// Adds the weighted ordered pair `(a, b)` of training documents to `sums`.
-    #[inline]
-    pub fn add_pair(&self, sums: &mut PairSums, a: usize, b: usize, w: f64) {
-        let d = self.cuts.n_features();
-        let (ra, rb) = (&self.rows[a * d..(a + 1) * d], &self.rows[b * d..(b + 1) * d]);
-        for f in 0..d {
-            let (x, y) = (ra[f] as usize, rb[f] as usize);
-            if x == y {
-                continue;
+    /// The bytes of one [`PairSums`] of these candidates.
+    pub fn pair_sums_bytes(&self) -> usize {
+        2 * (self.n_candidates() + self.cuts.n_features()) * std::mem::size_of::<f64>()
+    }
+
+    /// Makes `block` hold the intervals of the training documents `docs` (consecutive:
+    /// one query's, say), the pairs of which [`CutCandidates::add_pair`] then reads from it.
+    pub fn load_block(&self, block: &mut DocBlock, docs: Range<usize>) {
+        /// Feature `f`'s intervals of `docs` into `rows` (document-major, `d` per document).
+        struct Scatter<'a, B> {
+            rows: &'a mut [B],
+            docs: Range<usize>,
+            f: usize,
+            d: usize,
+        }
+        impl<B: Interval> IntervalVisitor for Scatter<'_, B> {
+            type Output = ();
+            fn visit<I: Interval>(self, column: &[I]) {
+                let Self { rows, docs, f, d } = self;
+                for (row, &x) in rows.chunks_exact_mut(d).zip(&column[docs]) {
+                    row[f] = B::from_index(x.index());
+                }
             }
+        }
+        fn fill<B: Interval>(cuts: &Cuts, rows: &mut [B], docs: &Range<usize>) {
+            let d = cuts.n_features();
+            for f in 0..d {
+                cuts.visit(f, Scatter { rows: &mut *rows, docs: docs.clone(), f, d });
+            }
+        }
+        let d = self.cuts.n_features();
+        // The widest feature's type holds every feature's intervals.
+        block.rows.reset(self.cuts.widest(), docs.len() * d);
+        match &mut block.rows {
+            IntervalVec::U8(r) => fill(&self.cuts, r, &docs),
+            IntervalVec::U16(r) => fill(&self.cuts, r, &docs),
+            IntervalVec::U32(r) => fill(&self.cuts, r, &docs),
+        }
+        block.docs = docs;
+    }
+
+    /// Adds the weighted ordered pair `(a, b)` of training documents to `sums`; both lie in
+    /// the documents `block` was last loaded with ([`CutCandidates::load_block`]).
+    #[inline]
+    pub fn add_pair(&self, sums: &mut PairSums, block: &DocBlock, a: usize, b: usize, w: f64) {
+        let (a, b) = (a - block.docs.start, b - block.docs.start);
+        match &block.rows {
+            IntervalVec::U8(r) => self.add_pair_rows(sums, r, a, b, w),
+            IntervalVec::U16(r) => self.add_pair_rows(sums, r, a, b, w),
+            IntervalVec::U32(r) => self.add_pair_rows(sums, r, a, b, w),
+        }
+    }
+
+    /// [`CutCandidates::add_pair`] with the block's rows at their type, `a` and `b` indices
+    /// into the block.
+    #[inline]
+    fn add_pair_rows<B: Interval>(&self, sums: &mut PairSums, rows: &[B], a: usize, b: usize, w: f64) {
+        let d = self.slots.len();
+        let (ra, rb) = (&rows[a * d..(a + 1) * d], &rows[b * d..(b + 1) * d]);
+        let half = sums.half;
+        let acc = &mut sums.acc[..];
+        for ((&x, &y), &(base, k)) in ra.iter().zip(rb).zip(&self.slots) {
+            let (x, y) = (x.index(), y.index());
             // The pair straddles the cuts min..max-1 of this feature: +w at min, -w at max,
-            // in the first half when `a` is the document above those cuts.
-            let base = self.first[f] + f + if x > y { 0 } else { sums.half };
-            sums.acc[base + x.min(y)] += w;
-            sums.acc[base + x.max(y)] -= w;
+            // in the first half when `a` is the document above those cuts. A pair in one
+            // interval straddles none: its two updates go to the feature's slot past its last
+            // cut, which nothing reads, so the loop has no branch to mispredict and every
+            // slot that is read sees the same additions in the same order.
+            let (lo, hi, start) = if x > y { (y, x, base) } else { (x, y, base + half) };
+            let (lo, hi) = if x == y { (base + k, base + k) } else { (start + lo, start + hi) };
+            acc[lo] += w;
+            acc[hi] -= w;
         }
     }
 
@@ -260,6 +319,17 @@ impl CutCandidates {
         }
         (up, down)
     }
+}
+
+/// The intervals of a run of consecutive training documents, document by document (all
+/// features of a document together), in the widest type any feature needs: what
+/// [`CutCandidates::add_pair`] reads, `O(d)` per pair. Loaded per query
+/// ([`CutCandidates::load_block`]), so that the training set's intervals are stored once,
+/// feature by feature, and a query's rows stay in the first-level cache.
+#[derive(Debug, Clone, Default)]
+pub struct DocBlock {
+    docs: Range<usize>,
+    rows: IntervalVec,
 }
 
 /// Per-candidate sums over weighted pairs, accumulated by [`CutCandidates::add_pair`]; partial
@@ -285,6 +355,7 @@ impl PairSums {
 mod tests {
     use super::*;
     use crate::ensemble::WeakRanker;
+    use crate::threshold::IntervalWidth;
     use ltr_testkit::dataset;
 
     /// Two features over five documents, every value a cut; every candidate's sums checked by
@@ -297,6 +368,7 @@ mod tests {
         let s = p.candidates(&data, "test").unwrap();
         // Feature 0: values 0.1, 0.3, 0.5, 0.9 -> 3 cuts; feature 1: 1, 2, 3 -> 2 cuts.
         assert_eq!(s.n_candidates(), 5);
+        assert_eq!(s.pair_sums_bytes(), 2 * (5 + 2) * 8);
         assert_eq!((s.feature(0), s.feature(3)), (0, 1));
         assert_eq!(s.ranker(1), ThresholdRanker { feature: 0, threshold: f64::from(0.3f32) });
         let h = |c: usize, i: usize| s.ranker(c).score(&x[i]);
@@ -311,13 +383,16 @@ mod tests {
             assert!((got - want).abs() < 1e-15, "candidate {c}: {got} vs {want}");
         }
         let pairs = [(0, 1, 0.25), (0, 2, 1.5), (1, 2, 0.75), (4, 3, 2.0), (3, 4, 0.5), (2, 2, 9.0)];
+        let mut block = DocBlock::default();
+        s.load_block(&mut block, 0..3);
         let mut acc = s.pair_sums();
         for &(a, b, w) in &pairs[..3] {
-            s.add_pair(&mut acc, a, b, w);
+            s.add_pair(&mut acc, &block, a, b, w);
         }
+        s.load_block(&mut block, 2..5);
         let mut rest = s.pair_sums();
         for &(a, b, w) in &pairs[3..] {
-            s.add_pair(&mut rest, a, b, w);
+            s.add_pair(&mut rest, &block, a, b, w);
         }
         acc.merge(&rest);
         let (up, down) = s.finish(&acc);
@@ -332,5 +407,78 @@ mod tests {
         let nan = dataset(1, &[(&[1, 0], &[[f32::NAN], [1.0]])]);
         assert!(p.candidates(&nan, "test").unwrap_err().to_string().contains("non-finite"));
         assert!(ThresholdLoopParams { thresholds: 1, ..p }.check().is_err());
+    }
+
+    /// The pair sums as they were computed before the per-query blocks and the branch-free
+    /// loop: document by document, a tied pair skipped.
+    fn skipping_ties(s: &CutCandidates, pairs: &[(usize, usize, f64)]) -> (Vec<f64>, Vec<f64>) {
+        let mut sums = s.pair_sums();
+        for &(a, b, w) in pairs {
+            for f in 0..s.cuts.n_features() {
+                let (x, y) = (s.cuts.interval(f, a), s.cuts.interval(f, b));
+                if x == y {
+                    continue;
+                }
+                let base = s.first[f] + f + if x > y { 0 } else { sums.half };
+                sums.acc[base + x.min(y)] += w;
+                sums.acc[base + x.max(y)] -= w;
+            }
+        }
+        s.finish(&sums)
+    }
+
+    /// `up` and `down` from blocks in every width, bit for bit those of the loop that skips
+    /// tied pairs, on weights whose sums round (so the order of the additions shows).
+    #[test]
+    fn pair_sums_in_every_width_equal_the_tie_skipping_loop() {
+        let weight = |a: usize, b: usize| 1.0 / (1 + a + 2 * b) as f64;
+        let check =
+            |data: &Dataset, thresholds: usize, widest: IntervalWidth, pairs: &[(usize, usize, f64)]| {
+                let p = ThresholdLoopParams { thresholds, ..Default::default() };
+                let s = p.candidates(data, "test").unwrap();
+                assert_eq!(s.cuts().widest(), widest);
+                let mut block = DocBlock::default();
+                let mut sums = s.pair_sums();
+                for q in data.queries() {
+                    s.load_block(&mut block, q.range());
+                    for &(a, b, w) in pairs.iter().filter(|&&(a, _, _)| q.range().contains(&a)) {
+                        s.add_pair(&mut sums, &block, a, b, w);
+                    }
+                }
+                let (up, down) = s.finish(&sums);
+                let (want_up, want_down) = skipping_ties(&s, pairs);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&up), bits(&want_up));
+                assert_eq!(bits(&down), bits(&want_down));
+                assert!(up.iter().chain(&down).any(|&x| x != 0.0));
+            };
+        // Every pair of distinct grades within a query.
+        let graded_pairs = |data: &Dataset| {
+            let mut pairs = Vec::new();
+            for q in data.queries() {
+                for a in q.range() {
+                    for b in q.range().filter(|&b| data.labels()[a] > data.labels()[b]) {
+                        pairs.push((a, b, weight(a, b)));
+                    }
+                }
+            }
+            pairs
+        };
+        // About 330 documents of distinct values: T = 10 fits u8, every value a cut needs u16.
+        let data = ltr_testkit::random_dataset(5, 3, 4, 100..120, 0.3, 2);
+        let pairs = graded_pairs(&data);
+        check(&data, 10, IntervalWidth::U8, &pairs);
+        check(&data, 0, IntervalWidth::U16, &pairs);
+        // 65,537 distinct values in one feature (65,536 cuts: u32), 3 in the other (u8), so the
+        // block widens the u8 feature; a spread of pairs across the one query.
+        let n = 65_537;
+        let rows: Vec<[f32; 2]> = (0..n).map(|i| [i as f32, (i % 3) as f32]).collect();
+        let labels: Vec<u8> = (0..n).map(|i| (i % 5) as u8).collect();
+        let data = dataset(2, &[(&labels[..], &rows[..])]);
+        let pairs: Vec<(usize, usize, f64)> = (0..5_000)
+            .map(|k| ((k * 7919) % n, (k * 104_729 + 11) % n))
+            .map(|(a, b)| (a, b, weight(a, b)))
+            .collect();
+        check(&data, 0, IntervalWidth::U32, &pairs);
     }
 }

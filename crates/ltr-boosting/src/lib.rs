@@ -42,7 +42,7 @@ mod query_boost;
 mod source;
 mod threshold;
 
-pub use cut_candidates::{CutCandidates, PairSums, ThresholdLoopParams};
+pub use cut_candidates::{CutCandidates, DocBlock, PairSums, ThresholdLoopParams};
 pub use driver::{Accepted, LoopSettings, Outcome, RoundTrace, Rule, RunningScores, StopReason, drive};
 pub use ensemble::{Ensemble, Round, WeakRanker};
 pub use features::{FeatureRanker, FeatureSource};
@@ -56,7 +56,9 @@ pub use pair_boost::{
 pub use pair_sets::{PairSet, PairWeighting};
 pub use query_boost::{ALPHA_DENOMINATOR_FLOOR, BoostConfig, BoostOutcome, PERFECT_EPS, boost, capped_alpha};
 pub use source::{RoundContext, WeakSource};
-pub use threshold::{Cuts, ThresholdRanker, ThresholdSpacing, cut_points};
+pub use threshold::{
+    Cuts, Interval, IntervalVisitor, IntervalWidth, ThresholdRanker, ThresholdSpacing, cut_points,
+};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -23,7 +23,8 @@
 //! queries merged in order: the result does not depend on the thread count.
 
 use ltr_boosting::{
-    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, Ensemble, PairSums, Rule, ThresholdRanker, mass_weights,
+    ALPHA_DENOMINATOR_FLOOR, Accepted, CutCandidates, DocBlock, Ensemble, PairSums, Rule, ThresholdRanker,
+    mass_weights,
 };
 use ltr_core::{Dataset, Result};
 use rayon::prelude::*;
@@ -33,6 +34,13 @@ use crate::fidelity::{alpha, fidelity, pair_weight, predicted_decrease};
 /// Queries per parallel task of the pair pass (fixed, so the merge order is too).
 const QUERY_CHUNK: usize = 4;
 
+/// Most tasks per thread of the pair pass whose partial sums are held before they are merged.
+const MERGE_BATCH: usize = 16;
+
+/// Bytes of partial sums per thread the pair pass holds before merging, unless one task's
+/// alone is larger.
+const MERGE_BYTES: usize = 64 << 20;
+
 /// The pairs of one training query, implicitly: its documents ordered by grade, highest
 /// first, cut into groups of one grade; every document of a group pairs with every document
 /// of the groups after it.
@@ -40,6 +48,8 @@ const QUERY_CHUNK: usize = 4;
 pub(crate) struct QueryPairs {
     /// Index of the query in the training data.
     pub query: usize,
+    /// Its documents' training indices.
+    range: std::ops::Range<usize>,
     /// The documents (training indices), grades descending, file order within a grade.
     docs: Vec<usize>,
     /// Start of each grade group in `docs`, and `docs.len()` last.
@@ -69,6 +79,7 @@ impl QueryPairs {
         }
         (pairs > 0).then(|| Self {
             query: q,
+            range: view.range(),
             docs,
             groups,
             scale: if normalise { 1.0 / pairs as f64 } else { 1.0 },
@@ -156,32 +167,43 @@ impl Rule for FidelityRule<'_> {
 
     fn begin_round(&mut self, _t: usize) -> Result<()> {
         let (cands, scores) = (self.cands, &self.scores);
-        let parts: Vec<(PairSums, Vec<f64>)> = self
-            .queries
-            .par_chunks(QUERY_CHUNK)
-            .map(|chunk| {
-                let mut sums = cands.pair_sums();
-                let masses = chunk
-                    .iter()
-                    .map(|q| {
-                        let mut mass = 0.0;
-                        q.for_each(|i, j| {
-                            let w = q.scale * pair_weight(scores[i] - scores[j]);
-                            cands.add_pair(&mut sums, i, j, w);
-                            mass += w;
-                        });
-                        mass
-                    })
-                    .collect();
-                (sums, masses)
-            })
-            .collect();
-        let mut parts = parts.into_iter();
-        let Some((mut sums, mut mass)) = parts.next() else { return Ok(()) };
-        for (s, m) in parts {
-            sums.merge(&s);
-            mass.extend(m);
+        let pass = |chunk: &[QueryPairs]| {
+            let mut sums = cands.pair_sums();
+            let mut block = DocBlock::default();
+            let masses: Vec<f64> = chunk
+                .iter()
+                .map(|q| {
+                    let mut mass = 0.0;
+                    cands.load_block(&mut block, q.range.clone());
+                    q.for_each(|i, j| {
+                        let w = q.scale * pair_weight(scores[i] - scores[j]);
+                        cands.add_pair(&mut sums, &block, i, j, w);
+                        mass += w;
+                    });
+                    mass
+                })
+                .collect();
+            (sums, masses)
+        };
+        // The chunks' partial sums are merged in chunk order as each batch of chunks is done,
+        // not collected all at once: one partial sum holds every candidate (with every value
+        // a cut, millions), and there is one per chunk of queries. The batch is always whole
+        // chunks, so the chunks and the merge order are those of one pass over all queries.
+        let per_task = (MERGE_BYTES / cands.pair_sums_bytes().max(1)).clamp(1, MERGE_BATCH);
+        let batch = QUERY_CHUNK * per_task * rayon::current_num_threads();
+        let mut total: Option<PairSums> = None;
+        let mut mass = Vec::with_capacity(self.queries.len());
+        for queries in self.queries.chunks(batch) {
+            let parts: Vec<(PairSums, Vec<f64>)> = queries.par_chunks(QUERY_CHUNK).map(pass).collect();
+            for (s, m) in parts {
+                match total.as_mut() {
+                    Some(t) => t.merge(&s),
+                    None => total = Some(s),
+                }
+                mass.extend(m);
+            }
         }
+        let Some(sums) = total else { return Ok(()) };
         (self.up, self.down) = cands.finish(&sums);
         self.mass = mass;
         Ok(())

@@ -121,7 +121,7 @@ impl MpBoost {
         let p = &self.params.pair_loop;
         let cuts = p.cuts(data, INFO.id)?;
         let pairs = p.grade_pairs(data);
-        let loss = MagnitudeLoss::new(data, &cuts, pairs, self.params.ddf)?;
+        let loss = MagnitudeLoss::new(data, pairs, self.params.ddf)?;
         Ok(PairBooster::new(data, cuts, loss))
     }
 }
