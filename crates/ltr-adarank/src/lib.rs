@@ -39,7 +39,7 @@ pub const INFO_MAP: AlgorithmInfo = AlgorithmInfo {
     cost: Some(
         ltr_core::FitCost::mslr_web10k(117.7, "just bench-budget 2026-11-27, 2 threads")
             .threads(2)
-            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 500.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("rounds", 500.0)]),
     ),
     ..INFO_BASE
 };
@@ -56,7 +56,7 @@ pub const INFO_NDCG: AlgorithmInfo = AlgorithmInfo {
     cost: Some(
         ltr_core::FitCost::mslr_web10k(108.6, "just bench-budget 2026-11-27, 2 threads")
             .threads(2)
-            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 500.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("rounds", 500.0)]),
     ),
     ..INFO_BASE
 };

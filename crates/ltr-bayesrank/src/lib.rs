@@ -39,7 +39,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["epochs=3"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(54.4, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -47,7 +47,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["epochs=3", "samples=2"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(97.5, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -161,13 +161,34 @@ pub struct FitCost {
     pub measured: &'static str,
 }
 
-/// A parameter a fit's time is proportional to ([`FitCost::budget`]).
+/// A parameter a fit's time grows with ([`FitCost::budget`]): as `(value / default)^exponent`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BudgetKey {
     /// The parameter, as a spec writes it.
     pub key: &'static str,
     /// Its default, at which [`FitCost::fit_seconds`] was measured.
     pub default: f64,
+    /// How the time grows with it: 1 for a round, tree or epoch count; less for a size whose
+    /// cost is partly fixed, measured at two values.
+    pub exponent: f64,
+}
+
+impl BudgetKey {
+    /// A count the time is proportional to (rounds, trees, epochs).
+    pub const fn linear(key: &'static str, default: f64) -> Self {
+        Self { key, default, exponent: 1.0 }
+    }
+
+    /// A parameter the time grows with as `(value / default)^exponent`.
+    pub const fn power(key: &'static str, default: f64, exponent: f64) -> Self {
+        Self { key, default, exponent }
+    }
+
+    /// The factor of a fit with this parameter at `value`.
+    pub fn factor(&self, value: f64) -> f64 {
+        let ratio = value / self.default;
+        if self.exponent == 1.0 { ratio } else { ratio.powf(self.exponent) }
+    }
 }
 
 impl FitCost {
@@ -209,8 +230,7 @@ impl FitCost {
     pub fn seconds(&self, rows: u64, features: u64, value_of: impl Fn(&str) -> Option<f64>) -> f64 {
         let rows = rows as f64 / self.train_rows as f64;
         let features = features as f64 / f64::from(self.features);
-        let budget: f64 =
-            self.budget.iter().map(|b| value_of(b.key).map_or(1.0, |v| v / b.default)).product();
+        let budget: f64 = self.budget.iter().map(|b| value_of(b.key).map_or(1.0, |v| b.factor(v))).product();
         self.fit_seconds * rows.powf(self.row_exponent) * features * budget
     }
 }
@@ -255,8 +275,7 @@ impl FeatureScale {
 mod tests {
     use super::*;
 
-    const TREES: FitCost =
-        FitCost::mslr_web10k(10.0, "test").budget(&[BudgetKey { key: "trees", default: 100.0 }]);
+    const TREES: FitCost = FitCost::mslr_web10k(10.0, "test").budget(&[BudgetKey::linear("trees", 100.0)]);
 
     /// Hand-derived: twice the rows (linear), twice the features, 200 trees of a default 100:
     /// 2 x 2 x 2 = 8 times the base; a key left at its default or another key changes nothing.
@@ -268,10 +287,9 @@ mod tests {
         assert_eq!(TREES.seconds(FitCost::MSLR_WEB10K_ROWS, 136, |_| None), 10.0);
         assert_eq!(TREES.seconds(FitCost::MSLR_WEB10K_ROWS, 136, |k| (k == "leaves").then_some(7.0)), 10.0);
         // rows^2: four times the rows cost 16 times as much; two keys multiply.
-        let square = FitCost { row_exponent: 2.0, ..FitCost::mslr_web10k(1.0, "test") }.budget(&[
-            BudgetKey { key: "population", default: 50.0 },
-            BudgetKey { key: "generations", default: 20.0 },
-        ]);
+        let square = FitCost { row_exponent: 2.0, ..FitCost::mslr_web10k(1.0, "test") }.budget(
+            const { &[BudgetKey::linear("population", 50.0), BudgetKey::linear("generations", 20.0)] },
+        );
         let v = |k: &str| match k {
             "population" => Some(200.0),
             "generations" => Some(10.0),
@@ -279,5 +297,10 @@ mod tests {
         };
         assert_eq!(square.seconds(4 * FitCost::MSLR_WEB10K_ROWS, 136, v), 16.0 * 4.0 * 0.5);
         assert_eq!(TREES.threads(2).threads, 2);
+        // A key with exponent 1/2: four times its default costs twice as much, a quarter half.
+        let sqrt =
+            FitCost::mslr_web10k(10.0, "test").budget(const { &[BudgetKey::power("leaves", 31.0, 0.5)] });
+        assert_eq!(sqrt.seconds(FitCost::MSLR_WEB10K_ROWS, 136, |_| Some(124.0)), 20.0);
+        assert_eq!(sqrt.seconds(FitCost::MSLR_WEB10K_ROWS, 136, |_| Some(7.75)), 5.0);
     }
 }

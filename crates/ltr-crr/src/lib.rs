@@ -67,7 +67,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["steps=2000"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(0.4, "just bench-budget 2026-11-23, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "steps", default: 100000.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("steps", 100000.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

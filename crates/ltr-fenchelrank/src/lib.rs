@@ -84,7 +84,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
         train_rows: ltr_core::FitCost::LIMITED_ROWS,
         row_exponent: 1.07,
         ..ltr_core::FitCost::mslr_web10k(173.6, "just bench-budget 2026-11-23, 149,860 rows, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "max_iter", default: 1000.0 }])
+            .budget(&[ltr_core::BudgetKey::linear("max_iter", 1000.0)])
     }),
     ..AlgorithmInfo::DEFAULT
 };

@@ -55,7 +55,7 @@ pub const INFO_GBRANK: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["trees=4"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(64.9, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "trees", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("trees", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };
@@ -81,7 +81,7 @@ pub const INFO_QBRANK: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["trees=4"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(59.4, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "trees", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("trees", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

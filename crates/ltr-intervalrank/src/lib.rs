@@ -42,7 +42,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["rounds=8"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(126.0, "just bench-budget 2026-11-23, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("rounds", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -32,7 +32,9 @@ pub use objective::LambdaObjective;
 /// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 58.9 s at one thread on the
 /// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
 /// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
-/// `trees`. More leaves cost more, which is not modelled.
+/// `trees`, and as `(leaves / 31)^0.19` in the leaves: 100 trees on 431,101 rows at 2 threads took
+/// 23.8 s at 31 leaves and 35.4 s at 255 (`just bench-scale small`, idle, 2026-11-27; the README's
+/// LightGBM comparison).
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "lambdamart",
     name: "LambdaMART",
@@ -47,8 +49,12 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     feature_scale: ltr_core::FeatureScale::QUANTILE_BINS,
     small_settings: &["trees=8"],
     cost: Some(
-        ltr_core::FitCost::mslr_web10k(58.9, "just bench-budget 2026-11-23, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "trees", default: 100.0 }]),
+        // Leaves: 100 trees on 431,101 x 136 rows at 2 threads took 23.8 s at 31 leaves and
+        // 35.4 s at 255 (`just bench-scale small`, idle, 2026-11-27): (255 / 31)^0.19 = 1.49.
+        ltr_core::FitCost::mslr_web10k(58.9, "just bench-budget 2026-11-23, 1 thread").budget(&[
+            ltr_core::BudgetKey::linear("trees", 100.0),
+            ltr_core::BudgetKey::power("leaves", 31.0, 0.19),
+        ]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -40,7 +40,7 @@ pub const INFO_LISTNET: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["epochs=3"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(22.8, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };
@@ -66,7 +66,7 @@ pub const INFO_LISTMLE: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["epochs=3"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(27.7, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -36,7 +36,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["trees=4"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(212.8, "just bench-budget 2026-11-23, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "trees", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("trees", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -26,9 +26,9 @@ use crate::rule::{NdcgQuery, NdcgRule};
 
 /// Metadata for the comparison tables.
 ///
-/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 151.2 s at one thread on the
-/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
-/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 169.2 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
 /// `rounds`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "ndcgboost",
@@ -43,8 +43,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     feature_scale: ltr_core::FeatureScale::Free("weak rankers are thresholds on one feature"),
     small_settings: &["rounds=10"],
     cost: Some(
-        ltr_core::FitCost::mslr_web10k(151.2, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 200.0 }]),
+        ltr_core::FitCost::mslr_web10k(169.2, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey::linear("rounds", 200.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -54,7 +54,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["epochs=5"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(14.0, "just bench-budget 2026-11-23, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 30.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 30.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

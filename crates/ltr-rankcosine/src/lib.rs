@@ -38,7 +38,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     cost: Some(
         ltr_core::FitCost::mslr_web10k(52.3, "just bench-budget 2026-11-27, 2 threads")
             .threads(2)
-            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 200.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("rounds", 200.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -140,17 +140,23 @@ pub struct Columns {
     pool: Vec<Vec<f64>>,
 }
 
-/// Scores every document of a column-major matrix (`cols[k * n..(k + 1) * n]` is feature `k`
-/// of the `n` documents) into `out`: node by node over whole columns, with the same operations
-/// in the same order as [`eval_row`], so each score has the same bits.
-pub fn eval_columns(nodes: &[Node], cols: &[f32], n: usize, scratch: &mut Columns, out: &mut Vec<f64>) {
+/// Scores `n` documents into `out`, `value(k, j)` being feature `k` of document `j`: node by
+/// node over whole columns, with the same operations in the same order as [`eval_row`], so
+/// each score has the same bits.
+pub fn eval_columns(
+    nodes: &[Node],
+    n: usize,
+    value: impl Fn(usize, usize) -> f32,
+    scratch: &mut Columns,
+    out: &mut Vec<f64>,
+) {
     let Columns { stack, pool } = scratch;
     for &node in nodes.iter().rev() {
         let mut buf = pool.pop().unwrap_or_default();
         match node {
             Node::Feature(k) => {
                 buf.clear();
-                buf.extend(cols[k * n..(k + 1) * n].iter().map(|&x| leaf(x)));
+                buf.extend((0..n).map(|j| leaf(value(k, j))));
             }
             Node::Const(c) => {
                 buf.clear();
@@ -355,15 +361,8 @@ mod tests {
             rows in proptest::collection::vec(proptest::array::uniform3(any::<f32>()), 1..8),
         ) {
             prop_assert!(well_formed(&t) && depth(&t) <= 6);
-            let n = rows.len();
-            let mut cols = vec![0.0f32; 3 * n];
-            for (i, r) in rows.iter().enumerate() {
-                for k in 0..3 {
-                    cols[k * n + i] = r[k];
-                }
-            }
             let (mut scratch, mut out, mut stack) = (Columns::default(), Vec::new(), Vec::new());
-            eval_columns(&t, &cols, n, &mut scratch, &mut out);
+            eval_columns(&t, rows.len(), |k, j| rows[j][k], &mut scratch, &mut out);
             for (r, &v) in rows.iter().zip(&out) {
                 let by_row = eval_row(&t, r, &mut stack);
                 prop_assert!(by_row.is_finite());

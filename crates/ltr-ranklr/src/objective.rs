@@ -78,7 +78,7 @@ pub(crate) struct AllPairs<'a> {
     queries: Vec<Groups>,
     z: Vec<f64>,
     gamma: Vec<f64>,
-    /// `B`, row-major `n x d`.
+    /// `B` of one query, row-major, one row per document of its span.
     b: Vec<f64>,
     /// Scratch: one row in `f64`.
     diff: Vec<f64>,
@@ -128,20 +128,27 @@ impl Objective for AllPairs<'_> {
             }
             return loss;
         };
-        let n = data.n_docs();
-        self.gamma.resize(n, 0.0);
-        self.b.resize(n * d, 0.0);
+        self.gamma.resize(data.n_docs(), 0.0);
+        g.iter_mut().for_each(|x| *x = 0.0);
+        h.iter_mut().for_each(|x| *x = 0.0);
+        let mut xf = vec![0.0; d];
+        let mut loss = 0.0;
+        // `B` is built one query at a time: a row of `B` only takes pairs of its own query, so
+        // each row gets the same additions in the same order as a whole `n x d` table would
+        // (an `f64` per feature and document: 0.8 GB at the MSLR-WEB10K shape), and
+        // `X^T B` is summed in the same document order.
         for q in &self.queries {
+            let base = q.docs.iter().copied().min().unwrap_or(0);
+            let span = q.docs.iter().copied().max().map_or(0, |m| m + 1 - base);
+            self.b.clear();
+            self.b.resize(span * d, 0.0);
             for &i in &q.docs {
                 self.gamma[i] = 0.0;
-                self.b[i * d..(i + 1) * d].iter_mut().for_each(|x| *x = 0.0);
             }
-        }
-        let mut loss = 0.0;
-        for q in &self.queries {
             for hi in 1..q.levels() {
                 for &i in q.level(hi) {
                     let xi = data.row(i);
+                    let bi = (i - base) * d;
                     for lo in 0..hi {
                         for &j in q.level(lo) {
                             let m = self.z[i] - self.z[j];
@@ -156,21 +163,17 @@ impl Objective for AllPairs<'_> {
                             for ((df, &a), &b) in self.diff.iter_mut().zip(xi).zip(data.row(j)) {
                                 *df = dd * (f64::from(a) - f64::from(b));
                             }
-                            for (x, df) in self.b[i * d..(i + 1) * d].iter_mut().zip(&self.diff) {
+                            for (x, df) in self.b[bi..bi + d].iter_mut().zip(&self.diff) {
                                 *x += df;
                             }
-                            for (x, df) in self.b[j * d..(j + 1) * d].iter_mut().zip(&self.diff) {
+                            let bj = (j - base) * d;
+                            for (x, df) in self.b[bj..bj + d].iter_mut().zip(&self.diff) {
                                 *x -= df;
                             }
                         }
                     }
                 }
             }
-        }
-        g.iter_mut().for_each(|x| *x = 0.0);
-        h.iter_mut().for_each(|x| *x = 0.0);
-        let mut xf = vec![0.0; d];
-        for q in &self.queries {
             for &i in &q.docs {
                 for (x, &v) in xf.iter_mut().zip(data.row(i)) {
                     *x = f64::from(v);
@@ -179,7 +182,8 @@ impl Objective for AllPairs<'_> {
                 for (gk, &x) in g.iter_mut().zip(&xf) {
                     *gk += gi * x;
                 }
-                add_outer_lower(h, d, 1.0, &xf, &self.b[i * d..(i + 1) * d]);
+                let bi = (i - base) * d;
+                add_outer_lower(h, d, 1.0, &xf, &self.b[bi..bi + d]);
             }
         }
         loss
@@ -188,9 +192,12 @@ impl Objective for AllPairs<'_> {
 
 /// Yan & Hauptmann's bound `R2` on the biased features `x - b`.
 #[derive(Debug, Clone)]
-pub(crate) struct Approximate {
-    d: usize,
-    /// Centred rows `x - b` of the documents with partners, row-major.
+pub(crate) struct Approximate<'a> {
+    data: &'a Dataset,
+    /// The documents with partners.
+    docs: Vec<usize>,
+    /// Scratch: one centred row `x - b`. Rows are centred when read rather than stored
+    /// centred: the same values, without an `f64` copy of the training rows.
     xc: Vec<f64>,
     /// Per such document: partners graded below (`n_lo`) and above (`n_hi`).
     lo: Vec<f64>,
@@ -215,9 +222,9 @@ pub(crate) fn weighted_median(values: &[f64], weights: &[f64]) -> f64 {
     idx.last().map_or(0.0, |&k| values[k])
 }
 
-impl Approximate {
+impl<'a> Approximate<'a> {
     /// `None` when no query has two distinct grades.
-    pub(crate) fn new(data: &Dataset) -> Option<Self> {
+    pub(crate) fn new(data: &'a Dataset) -> Option<Self> {
         let queries = groups_of(data);
         if queries.is_empty() {
             return None;
@@ -242,21 +249,27 @@ impl Approximate {
                 weighted_median(&values, &weights)
             })
             .collect();
-        let mut xc = Vec::with_capacity(docs.len() * d);
-        for &i in &docs {
-            xc.extend(data.row(i).iter().zip(&bias).map(|(&x, b)| f64::from(x) - b));
+        Some(Self { data, docs, xc: vec![0.0; d], lo, hi, bias })
+    }
+
+    /// `x_i - b` of the `k`-th document with partners into the scratch row.
+    fn centre(&mut self, k: usize) {
+        let row = self.data.row(self.docs[k]);
+        for ((c, &x), b) in self.xc.iter_mut().zip(row).zip(&self.bias) {
+            *c = f64::from(x) - b;
         }
-        Some(Self { d, xc, lo, hi, bias })
     }
 }
 
-impl Objective for Approximate {
+impl Objective for Approximate<'_> {
     fn eval(&mut self, w: &[f64], derivs: Option<(&mut [f64], &mut [f64])>) -> f64 {
-        let d = self.d;
+        let d = self.xc.len();
         let mut loss = 0.0;
         match derivs {
             None => {
-                for ((x, &a), &b) in self.xc.chunks_exact(d).zip(&self.lo).zip(&self.hi) {
+                for k in 0..self.docs.len() {
+                    self.centre(k);
+                    let (a, b, x) = (self.lo[k], self.hi[k], &self.xc);
                     let u = dot(w, x);
                     loss += a * logit_loss(u) + b * logit_loss(-u);
                 }
@@ -264,7 +277,9 @@ impl Objective for Approximate {
             Some((g, h)) => {
                 g.iter_mut().for_each(|x| *x = 0.0);
                 h.iter_mut().for_each(|x| *x = 0.0);
-                for ((x, &a), &b) in self.xc.chunks_exact(d).zip(&self.lo).zip(&self.hi) {
+                for k in 0..self.docs.len() {
+                    self.centre(k);
+                    let (a, b, x) = (self.lo[k], self.hi[k], &self.xc);
                     let u = dot(w, x);
                     loss += a * logit_loss(u) + b * logit_loss(-u);
                     let (sn, sp) = (sigma_neg(u), sigma_neg(-u));

@@ -49,7 +49,7 @@ pub const INFO_RANKNET: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["epochs=3", "hidden=4"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(112.2, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };
@@ -74,7 +74,7 @@ pub const INFO_LAMBDARANK: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["epochs=3", "hidden=4"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(115.0, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 100.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

@@ -28,9 +28,9 @@ use serde::{Deserialize, Serialize};
 
 /// Metadata for the comparison tables.
 ///
-/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 49.4 s at one thread on the
-/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
-/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 48.6 s at one thread on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
 /// `rounds`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "rankrefine",
@@ -47,8 +47,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     ),
     small_settings: &["rounds=10"],
     cost: Some(
-        ltr_core::FitCost::mslr_web10k(49.4, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "rounds", default: 300.0 }]),
+        ltr_core::FitCost::mslr_web10k(48.6, "just bench-budget 2026-11-27, 1 thread")
+            .budget(&[ltr_core::BudgetKey::linear("rounds", 300.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };

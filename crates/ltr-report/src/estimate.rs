@@ -169,7 +169,8 @@ pub fn text(e: &SpecEstimate, source: &str) -> String {
         e.read_measured
     );
     out += "Not modelled: fits that stop early (early stopping, improvement tests) take less; more \
-            leaves, hidden units or a larger SVM `c` take more.\n";
+            hidden units or a larger SVM `c` take more (a size measured at two values, such as \
+            LambdaMART's leaves, is priced as (value / default)^exponent).\n";
     out
 }
 

@@ -514,7 +514,7 @@ mod tests {
     #[test]
     fn a_two_point_grid_on_twice_the_rows_with_twice_the_trees_costs_eight_fits() {
         let s = spec(
-            "[[algorithms]]\nid = \"lambdamart\"\nparams = { trees = 200 }\ngrid = { leaves = [7, 31] }\n",
+            "[[algorithms]]\nid = \"lambdamart\"\nparams = { trees = 200 }\ngrid = { learning_rate = [0.05, 0.1] }\n",
         );
         let e = estimate(&s, &[DatasetShape::Known(shape(2 * REF_ROWS, 136, 1))], 1);
         let a = &e.datasets[0].algorithms[0];
@@ -537,6 +537,15 @@ mod tests {
         let e = estimate(&s, &[DatasetShape::Known(shape(REF_ROWS, 136, 1))], 1);
         let a = &e.datasets[0].algorithms[0];
         assert!(close(a.seconds, 4.0 * base("lambdamart")) && close(a.longest_fit, 3.0 * base("lambdamart")));
+        // LambdaMART's leaves are priced as (leaves / 31)^0.19: 31 and 255 leaves are
+        // 1 + 8.2258^0.19 = 1 + 1.4924 fits' worth.
+        let s = spec("[[algorithms]]\nid = \"lambdamart\"\ngrid = { leaves = [31, 255] }\n");
+        let e = estimate(&s, &[DatasetShape::Known(shape(REF_ROWS, 136, 1))], 1);
+        let a = &e.datasets[0].algorithms[0];
+        let big = (255.0f64 / 31.0).powf(0.19);
+        assert!((big - 1.4924).abs() < 1e-4, "{big}");
+        assert!(close(a.seconds, (1.0 + big) * base("lambdamart")), "{a:?}");
+        assert!(close(a.longest_fit, big * base("lambdamart")), "{a:?}");
         // RankGP is proportional to population and generations: 200 x 10 of 50 x 20 is 2.
         let s = spec("[[algorithms]]\nid = \"rankgp\"\nparams = { population = 200, generations = 10 }\n");
         let e = estimate(&s, &[DatasetShape::Known(shape(REF_ROWS, 136, 1))], 1);

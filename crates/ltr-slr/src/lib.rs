@@ -175,12 +175,55 @@ pub struct FitStats {
     pub converged: bool,
 }
 
-/// Mean log loss of `s = theta_0 + sum_k theta_k v_k` over rows `v` (row-major, `k` columns)
-/// with labels `y`, plus `lambda/2 sum_{k >= 1} (theta_k - target)^2` (the intercept is free).
-struct Logistic<'a> {
-    /// Row-major predictors, `k` per document.
+/// Where a [`Logistic`] objective reads its predictors: row `i`'s `k` values.
+trait Predictors {
+    /// Predictors per document.
+    fn k(&self) -> usize;
+    /// Writes document `i`'s predictors into `out` (length `k`).
+    fn fill(&self, i: usize, out: &mut [f64]);
+}
+
+/// Row-major predictors in memory, `k` per document.
+struct Stored<'a> {
     v: &'a [f64],
     k: usize,
+}
+
+impl Predictors for Stored<'_> {
+    fn k(&self) -> usize {
+        self.k
+    }
+
+    fn fill(&self, i: usize, out: &mut [f64]) {
+        out.copy_from_slice(&self.v[i * self.k..(i + 1) * self.k]);
+    }
+}
+
+/// The second stage's predictors, each feature's log odds above the prior, computed from the
+/// training rows when read: the same values a stored `n x k` table of `f64` would hold (0.8 GB
+/// at the MSLR-WEB10K shape), so the same fit.
+struct LogOdds<'a> {
+    train: &'a Dataset,
+    first: &'a FirstStage,
+}
+
+impl Predictors for LogOdds<'_> {
+    fn k(&self) -> usize {
+        self.first.features.len()
+    }
+
+    fn fill(&self, i: usize, out: &mut [f64]) {
+        let row = self.train.row(i);
+        for (o, f) in out.iter_mut().zip(&self.first.features) {
+            *o = f.log_odds(row[f.feature]) - self.first.prior;
+        }
+    }
+}
+
+/// Mean log loss of `s = theta_0 + sum_k theta_k v_k` over the predictors `v` with labels `y`,
+/// plus `lambda/2 sum_{k >= 1} (theta_k - target)^2` (the intercept is free).
+struct Logistic<'a, P> {
+    v: P,
     y: &'a [bool],
     lambda: f64,
     target: f64,
@@ -188,9 +231,10 @@ struct Logistic<'a> {
     row: Vec<f64>,
 }
 
-impl<'a> Logistic<'a> {
-    fn new(v: &'a [f64], k: usize, y: &'a [bool], lambda: f64, target: f64) -> Self {
-        Self { v, k, y, lambda, target, row: vec![1.0; k + 1] }
+impl<'a, P: Predictors> Logistic<'a, P> {
+    fn new(v: P, y: &'a [bool], lambda: f64, target: f64) -> Self {
+        let k = v.k();
+        Self { v, y, lambda, target, row: vec![1.0; k + 1] }
     }
 
     fn pull(&self, theta: &[f64]) -> f64 {
@@ -198,33 +242,34 @@ impl<'a> Logistic<'a> {
         0.5 * self.lambda * sq
     }
 
-    fn margin(theta: &[f64], v: &[f64]) -> f64 {
-        theta[0] + dot(&theta[1..], v)
+    /// `theta_0 + theta . v_i`, with `v_i` read into the scratch row.
+    fn margin(&mut self, theta: &[f64], i: usize) -> f64 {
+        self.v.fill(i, &mut self.row[1..]);
+        theta[0] + dot(&theta[1..], &self.row[1..])
     }
 }
 
-impl SmoothObjective for Logistic<'_> {
+impl<P: Predictors> SmoothObjective for Logistic<'_, P> {
     fn value(&mut self, theta: &[f64]) -> f64 {
         let mut loss = 0.0;
-        for (v, &rel) in self.v.chunks_exact(self.k).zip(self.y) {
-            let s = Self::margin(theta, v);
+        for (i, &rel) in self.y.iter().enumerate() {
+            let s = self.margin(theta, i);
             loss += if rel { logit_loss(s) } else { logit_loss(-s) };
         }
         loss / self.y.len() as f64 + self.pull(theta)
     }
 
     fn derivs(&mut self, theta: &[f64], g: &mut [f64], h: &mut [f64]) -> f64 {
-        let dim = self.k + 1;
+        let dim = self.row.len();
         g.iter_mut().for_each(|x| *x = 0.0);
         h.iter_mut().for_each(|x| *x = 0.0);
         let mut loss = 0.0;
-        for (v, &rel) in self.v.chunks_exact(self.k).zip(self.y) {
-            let s = Self::margin(theta, v);
+        for (i, &rel) in self.y.iter().enumerate() {
+            let s = self.margin(theta, i);
             // p - y with p = sigma(s) = sigma_neg(-s).
             let (l, resid) =
                 if rel { (logit_loss(s), -sigma_neg(s)) } else { (logit_loss(-s), sigma_neg(-s)) };
             loss += l;
-            self.row[1..].copy_from_slice(v);
             for (gk, &x) in g.iter_mut().zip(&self.row) {
                 *gk += resid * x;
             }
@@ -290,7 +335,7 @@ impl FirstStage {
             for (zi, r) in z.iter_mut().zip(train.rows()) {
                 *zi = (f64::from(r[k]) - mean) / sd;
             }
-            let mut obj = Logistic::new(&z, 1, &y, ridge, 0.0);
+            let mut obj = Logistic::new(Stored { v: &z, k: 1 }, &y, ridge, 0.0);
             let out = newton::minimize(&mut obj, vec![prior, 0.0], &config())
                 .map_err(|e| Error::fit(INFO.id, format!("first stage, feature {}: {e}", k + 1)))?;
             if !out.converged {
@@ -333,12 +378,7 @@ impl Slr {
         let cfg = EvalConfig::of(train);
         let y: Vec<bool> = train.labels().iter().map(|&g| cfg.is_relevant(g)).collect();
         let k = first.features.len();
-        // The second stage's predictors: each feature's log odds above the prior.
-        let mut v = Vec::with_capacity(y.len() * k);
-        for row in train.rows() {
-            v.extend(first.features.iter().map(|f| f.log_odds(row[f.feature]) - first.prior));
-        }
-        let mut obj = Logistic::new(&v, k, &y, self.lambda, 1.0);
+        let mut obj = Logistic::new(LogOdds { train, first: &first }, &y, self.lambda, 1.0);
         let mut start = vec![1.0; k + 1];
         start[0] = first.prior;
         let out = newton::minimize(&mut obj, start, &config())

@@ -54,7 +54,7 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     small_settings: &["iterations=2", "epochs=1", "hidden=4"],
     cost: Some(
         ltr_core::FitCost::mslr_web10k(95.3, "just bench-budget 2026-11-27, 1 thread")
-            .budget(&[ltr_core::BudgetKey { key: "epochs", default: 5.0 }]),
+            .budget(&[ltr_core::BudgetKey::linear("epochs", 5.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
 };
