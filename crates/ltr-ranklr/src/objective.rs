@@ -28,6 +28,8 @@ pub(crate) trait Objective {
 /// level `l`), as data-set indices.
 #[derive(Debug, Clone)]
 struct Groups {
+    /// The query's first document: its documents are `start..start + docs.len()`.
+    start: usize,
     docs: Vec<usize>,
     bounds: Vec<usize>,
 }
@@ -44,7 +46,7 @@ impl Groups {
             }
         }
         bounds.push(docs.len());
-        (bounds.len() > 2).then_some(Self { docs, bounds })
+        (bounds.len() > 2).then_some(Self { start, docs, bounds })
     }
 
     fn levels(&self) -> usize {
@@ -78,7 +80,7 @@ pub(crate) struct AllPairs<'a> {
     queries: Vec<Groups>,
     z: Vec<f64>,
     gamma: Vec<f64>,
-    /// `B` of one query, row-major, one row per document of its span.
+    /// `B` of one query, row-major, one row per document in file order.
     b: Vec<f64>,
     /// Scratch: one row in `f64`.
     diff: Vec<f64>,
@@ -138,10 +140,9 @@ impl Objective for AllPairs<'_> {
         // (an `f64` per feature and document: 0.8 GB at the MSLR-WEB10K shape), and
         // `X^T B` is summed in the same document order.
         for q in &self.queries {
-            let base = q.docs.iter().copied().min().unwrap_or(0);
-            let span = q.docs.iter().copied().max().map_or(0, |m| m + 1 - base);
+            let base = q.start;
             self.b.clear();
-            self.b.resize(span * d, 0.0);
+            self.b.resize(q.docs.len() * d, 0.0);
             for &i in &q.docs {
                 self.gamma[i] = 0.0;
             }
