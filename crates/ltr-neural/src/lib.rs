@@ -29,8 +29,10 @@ pub use model::NeuralModel;
 pub use net::{Activation, NetScratch, Network};
 pub use optim::{Optimizer, OptimizerKind};
 pub use settings::{NetworkDefaults, NetworkParams};
-pub use standardize::Standardizer;
-pub use train::{QueryObjective, TrainReport, has_two_grades, total_cost, total_gradient, train, train_from};
+pub use standardize::{RowSource, Standardizer};
+pub use train::{
+    QueryObjective, TrainReport, has_two_grades, total_cost, total_gradient, train, train_from, train_on_rows,
+};
 
 /// The worst relative error between [`total_gradient`] and central finite differences of
 /// [`total_cost`] over every parameter of `model` (step `eps`; the relative error of a pair

@@ -91,7 +91,6 @@ impl Standardizer {
 /// saves one subtraction and one multiplication per value and read, and costs twice the
 /// `f32` matrix, which at web scale (an MSLR-WEB10K fold: 728,521 x 136) is 790 MB for the
 /// training split and 270 MB for vali on top of the 530 MB the data already take.
-#[derive(Debug)]
 pub(crate) enum Inputs<'a> {
     /// The whole set, standardised once (`n_docs x d`, row-major).
     Copied {
@@ -107,6 +106,20 @@ pub(crate) enum Inputs<'a> {
         /// Their standardisation.
         standardizer: &'a Standardizer,
     },
+    /// Rows that no data set holds, made on every read ([`RowSource`]).
+    Source(&'a dyn RowSource),
+}
+
+/// Standardised input rows that are not a data set's own: what the training loop reads
+/// instead of a [`Dataset`]'s features when they would only be a copy of other rows (SortNet's
+/// pairs are two training documents side by side: made on every read, they cost no memory
+/// beyond the pair list, where a data set of them would hold every document many times).
+pub trait RowSource: Sync {
+    /// Features per row: the network's input width.
+    fn width(&self) -> usize;
+
+    /// Rows `start..start + n`, standardised, row-major, into `out` (resized to `n x width`).
+    fn standardised_rows(&self, start: usize, n: usize, out: &mut Vec<f64>);
 }
 
 /// The largest standardised copy [`Inputs::new`] makes (64 MiB: every LETOR split is a few
@@ -133,6 +146,10 @@ impl<'a> Inputs<'a> {
             Self::Copied { x, d } => &x[start * d..(start + n) * d],
             Self::Streamed { data, standardizer } => {
                 standardizer.transform_rows(data, start, n, buf);
+                buf
+            }
+            Self::Source(source) => {
+                source.standardised_rows(start, n, buf);
                 buf
             }
         }

@@ -8,7 +8,7 @@ use crate::model::NeuralModel;
 use crate::net::{NetScratch, Network};
 use crate::optim::Optimizer;
 use crate::settings::{MAX_PARAMS, NetworkParams};
-use crate::standardize::{COPY_LIMIT_BYTES, Inputs, Standardizer};
+use crate::standardize::{COPY_LIMIT_BYTES, Inputs, RowSource, Standardizer};
 
 /// A ranking loss, one query at a time: what distinguishes RankNet, LambdaRank, ListNet and
 /// ListMLE. Implementations hold what they need of the training set (labels, per-query
@@ -114,7 +114,38 @@ pub fn train_from<O: QueryObjective, D>(
     rng: &mut Rng,
     start: Option<&NeuralModel>,
 ) -> Result<(NeuralModel, TrainReport)> {
-    train_with_copy_limit(algorithm, data, valid, settings, objective, rng, start, COPY_LIMIT_BYTES)
+    train_with_copy_limit(algorithm, data, None, valid, settings, objective, rng, start, COPY_LIMIT_BYTES)
+}
+
+/// [`train_from`] on rows read from `rows` instead of `queries`' features: `queries` gives
+/// the queries, their grades and which rows are whose (its own features are not read, and
+/// may be none); row `i` of a query starting at `start` is `rows`' row `start + i`, already
+/// standardised. The network and the standardisation kept in the model are `start`'s, so
+/// `rows` must standardise as `start.standardizer` would. The same model, bit for bit, as
+/// [`train_from`] on a data set whose features are those rows unstandardised.
+#[allow(clippy::too_many_arguments)]
+pub fn train_on_rows<O: QueryObjective, D>(
+    algorithm: &'static str,
+    queries: &Dataset,
+    rows: &dyn RowSource,
+    valid: Option<&Validation<'_>>,
+    settings: &NetworkParams<D>,
+    objective: &mut O,
+    rng: &mut Rng,
+    start: &NeuralModel,
+) -> Result<(NeuralModel, TrainReport)> {
+    let copy_limit = COPY_LIMIT_BYTES;
+    train_with_copy_limit(
+        algorithm,
+        queries,
+        Some(rows),
+        valid,
+        settings,
+        objective,
+        rng,
+        Some(start),
+        copy_limit,
+    )
 }
 
 /// [`train_from`], keeping standardised copies of the training and validation rows up to
@@ -123,6 +154,7 @@ pub fn train_from<O: QueryObjective, D>(
 fn train_with_copy_limit<O: QueryObjective, D>(
     algorithm: &'static str,
     data: &Dataset,
+    source: Option<&dyn RowSource>,
     valid: Option<&Validation<'_>>,
     settings: &NetworkParams<D>,
     objective: &mut O,
@@ -130,7 +162,7 @@ fn train_with_copy_limit<O: QueryObjective, D>(
     start: Option<&NeuralModel>,
     copy_limit: usize,
 ) -> Result<(NeuralModel, TrainReport)> {
-    let d = data.n_features();
+    let d = source.map_or(data.n_features(), |s| s.width());
     let hidden = settings.hidden_sizes();
     let mut sizes = vec![d];
     sizes.extend_from_slice(&hidden);
@@ -160,15 +192,19 @@ fn train_with_copy_limit<O: QueryObjective, D>(
             ),
         ));
     }
-    let standardizer = match start {
-        Some(m) => m.standardizer.clone(),
-        None => Standardizer::fit(data, algorithm)?,
+    let standardizer = match (start, source) {
+        (Some(m), _) => m.standardizer.clone(),
+        (None, None) => Standardizer::fit(data, algorithm)?,
+        (None, Some(_)) => return Err(Error::fit(algorithm, "rows from a source need a starting model")),
     };
     let active: Vec<usize> = data.queries().filter(|q| objective.is_active(*q)).map(|q| q.index).collect();
     if active.is_empty() {
         return Err(Error::fit(algorithm, "no training query has documents of two different grades"));
     }
-    let x = Inputs::new(data, &standardizer, copy_limit);
+    let x = match source {
+        Some(s) => Inputs::Source(s),
+        None => Inputs::new(data, &standardizer, copy_limit),
+    };
     let vx = valid.map(|v| Inputs::new(v.data, &standardizer, copy_limit));
     let mut init_rng = rng.child("init");
     let mut order_rng = rng.child("order");
@@ -387,6 +423,7 @@ mod tests {
                 train_with_copy_limit(
                     "test",
                     &data,
+                    None,
                     Some(&valid),
                     &settings,
                     &mut Pointwise,

@@ -51,6 +51,18 @@ impl PermSet {
     fn psi(&self, i: usize, d: usize) -> &[f64] {
         &self.psi[i * d..(i + 1) * d]
     }
+
+    /// Stores one permutation. The sets grow by one permutation per round, so the buffers
+    /// grow exactly: doubling capacities would leave up to half of every query's `Psi` and
+    /// orders unused (about a third of the working sets' memory at web scale).
+    fn push(&mut self, order: &[u32], e: f64, psi: &[f64]) {
+        self.orders.reserve_exact(order.len());
+        self.orders.extend_from_slice(order);
+        self.e.reserve_exact(1);
+        self.e.push(e);
+        self.psi.reserve_exact(psi.len());
+        self.psi.extend_from_slice(psi);
+    }
 }
 
 /// One informative query.
@@ -140,17 +152,13 @@ impl<'a> WorkingSets<'a> {
                     perm::best_perfect(&z, grades, &measure, &mut s, &mut order);
                     if !q.perfect.contains(&order) {
                         perm::psi(&order, rows, d, &mut psi);
-                        q.perfect.orders.extend_from_slice(&order);
-                        q.perfect.e.push(q.e_max);
-                        q.perfect.psi.extend_from_slice(&psi);
+                        q.perfect.push(&order, q.e_max, &psi);
                         added += 1;
                     }
                     let e = perm::best_imperfect(&z, grades, &measure, q.e_max, &mut s, &mut order);
                     if !q.imperfect.contains(&order) {
                         perm::psi(&order, rows, d, &mut psi);
-                        q.imperfect.orders.extend_from_slice(&order);
-                        q.imperfect.e.push(e);
-                        q.imperfect.psi.extend_from_slice(&psi);
+                        q.imperfect.push(&order, e, &psi);
                         added += 1;
                     }
                 }

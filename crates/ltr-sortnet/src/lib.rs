@@ -26,7 +26,9 @@ use ltr_core::{
     QueryView, Ranker, Result, Rng, Validation, check_scoring,
 };
 use ltr_neural::settings::{self, MAX_PARAMS};
-use ltr_neural::{Network, NetworkDefaults, NetworkParams, NeuralModel, QueryObjective, Standardizer};
+use ltr_neural::{
+    Network, NetworkDefaults, NetworkParams, NeuralModel, QueryObjective, RowSource, Standardizer,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -178,29 +180,61 @@ impl PairSet {
         fresh
     }
 
-    /// The pair data set: per query with pairs, for each pair `(w, l)` the rows `[x_w, x_l]`
+    /// The pair rows: per query with pairs, for each pair `(w, l)` the rows `[x_w, x_l]`
     /// (label 1) and `[x_l, x_w]` (label 0), in this order ([`PairObjective`] relies on it).
-    fn rows(&self, data: &Dataset) -> Result<Dataset> {
-        let d = data.n_features();
+    /// The returned data set holds the queries and labels only; the rows are made from the
+    /// training documents whenever the training loop reads them, so the pair set costs a few
+    /// bytes per pair instead of four copies of a document's features.
+    fn rows<'a>(&self, data: &'a Dataset, half: &'a Standardizer) -> Result<(Dataset, PairRows<'a>)> {
         let n = self.len();
-        let mut features = Vec::with_capacity(n * 4 * d);
+        let mut docs = Vec::with_capacity(n);
         let mut labels = Vec::with_capacity(2 * n);
         let mut offsets = vec![0];
         let mut qids = Vec::new();
         for (q, pairs) in self.pairs.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
             let view = data.query(q);
             for &(w, l) in pairs {
-                let (xw, xl) = (view.row(w as usize), view.row(l as usize));
-                features.extend_from_slice(xw);
-                features.extend_from_slice(xl);
-                features.extend_from_slice(xl);
-                features.extend_from_slice(xw);
+                docs.push((view.start + w as usize, view.start + l as usize));
                 labels.extend_from_slice(&[1, 0]);
             }
             offsets.push(labels.len());
             qids.push(view.qid.to_owned());
         }
-        Dataset::from_parts(2 * d, features, labels, offsets, qids, None)
+        let queries = Dataset::from_parts(0, Vec::new(), labels, offsets, qids, None)?;
+        Ok((queries, PairRows { data, half, docs }))
+    }
+}
+
+/// The rows of a pair set, made on every read: row `2p` is `[x_w, x_l]` and row `2p + 1`
+/// `[x_l, x_w]` of pair `p = (w, l)`, each half standardised by the training documents'
+/// statistics: the values `[x_w, x_l]` would have as a row of `2d` features standardised by
+/// the comparator's doubled standardisation.
+struct PairRows<'a> {
+    data: &'a Dataset,
+    half: &'a Standardizer,
+    /// `(winner, loser)` training indices, in row order.
+    docs: Vec<(usize, usize)>,
+}
+
+impl RowSource for PairRows<'_> {
+    fn width(&self) -> usize {
+        2 * self.data.n_features()
+    }
+
+    fn standardised_rows(&self, start: usize, n: usize, out: &mut Vec<f64>) {
+        let d = self.data.n_features();
+        out.clear();
+        out.resize(n * 2 * d, 0.0);
+        if d == 0 {
+            return;
+        }
+        for (r, o) in (start..start + n).zip(out.chunks_exact_mut(2 * d)) {
+            let (w, l) = self.docs[r / 2];
+            let (first, second) = if r % 2 == 0 { (w, l) } else { (l, w) };
+            let (a, b) = o.split_at_mut(d);
+            self.half.transform_row(self.data.row(first), a);
+            self.half.transform_row(self.data.row(second), b);
+        }
     }
 }
 
@@ -346,17 +380,18 @@ impl SortNet {
         let mut report = SortNetReport { rounds: 0, round: 0, pairs: Vec::new(), validation: Vec::new() };
         let mut vscores = vec![0.0; valid.map_or(0, |v| v.data.n_docs())];
         for round in 1..=self.iterations {
-            let rows = set.rows(train)?;
+            let (queries, rows) = set.rows(train, &half)?;
             report.pairs.push(set.len());
             let mut round_rng = rng.child("round");
-            net = ltr_neural::train_from(
+            net = ltr_neural::train_on_rows(
                 INFO.id,
+                &queries,
                 &rows,
                 None,
                 &self.settings,
                 &mut PairObjective,
                 &mut round_rng,
-                Some(&net),
+                &net,
             )?
             .0;
             report.rounds = round;

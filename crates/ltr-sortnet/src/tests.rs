@@ -107,6 +107,87 @@ fn squared_error_by_hand() {
     assert!((cost - (0.5 + (1.0 - a) * (1.0 - a) + b * b)).abs() < 1e-15);
 }
 
+/// The pair rows as a data set of `2d` raw features (what the training loop reads through
+/// [`PairRows`], before standardisation): per query with pairs, `[x_w, x_l]` then
+/// `[x_l, x_w]` for each pair.
+fn materialised(set: &PairSet, data: &Dataset) -> Dataset {
+    let d = data.n_features();
+    let (mut features, mut labels, mut offsets, mut qids) = (Vec::new(), Vec::new(), vec![0], Vec::new());
+    for (q, pairs) in set.pairs.iter().enumerate().filter(|(_, p)| !p.is_empty()) {
+        let view = data.query(q);
+        for &(w, l) in pairs {
+            let (xw, xl) = (view.row(w as usize), view.row(l as usize));
+            features.extend_from_slice(xw);
+            features.extend_from_slice(xl);
+            features.extend_from_slice(xl);
+            features.extend_from_slice(xw);
+            labels.extend_from_slice(&[1, 0]);
+        }
+        offsets.push(labels.len());
+        qids.push(view.qid.to_owned());
+    }
+    Dataset::from_parts(2 * d, features, labels, offsets, qids, None).unwrap()
+}
+
+/// The pair rows made on every read are the materialised pair data set's rows under the
+/// doubled standardisation, bit for bit, and a round trained on them gives the model
+/// `train_from` gives on that data set, bit for bit.
+#[test]
+fn pair_rows_train_like_the_materialised_pair_set() {
+    let data = toy(4, 7, 5);
+    let mut set = PairSet { pairs: vec![Vec::new(); 4], seen: vec![HashSet::new(); 4] };
+    for q in data.queries().filter(|q| q.index != 1) {
+        for p in graded_pairs(q.labels).into_iter().take(5) {
+            set.add(q.index, p);
+        }
+    }
+    let half = Standardizer::fit(&data, "test").unwrap();
+    let (queries, rows) = set.rows(&data, &half).unwrap();
+    let whole = materialised(&set, &data);
+    assert_eq!(queries.labels(), whole.labels());
+    assert_eq!(queries.n_queries(), whole.n_queries());
+    let doubled = Standardizer {
+        mean: [half.mean.as_slice(), half.mean.as_slice()].concat(),
+        scale: [half.scale.as_slice(), half.scale.as_slice()].concat(),
+    };
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let (mut made, mut expected) = (Vec::new(), Vec::new());
+    for (start, n) in [(0, whole.n_docs()), (3, 4), (5, 1), (2, 0)] {
+        rows.standardised_rows(start, n, &mut made);
+        doubled.transform_rows(&whole, start, n, &mut expected);
+        assert_eq!(bits(&made), bits(&expected), "rows {start}..{}", start + n);
+    }
+    let mut c = random_comparator(3, &[4], Activation::Tanh, 8);
+    c.net.standardizer = doubled;
+    let settings =
+        NetworkParams::<SortNetDefaults> { hidden: 4, epochs: 3, batch: 2, ..NetworkParams::default() };
+    let fit_source = ltr_neural::train_on_rows(
+        "t",
+        &queries,
+        &rows,
+        None,
+        &settings,
+        &mut PairObjective,
+        &mut Rng::new(3),
+        &c.net,
+    )
+    .unwrap()
+    .0;
+    let fit_whole = ltr_neural::train_from(
+        "t",
+        &whole,
+        None,
+        &settings,
+        &mut PairObjective,
+        &mut Rng::new(3),
+        Some(&c.net),
+    )
+    .unwrap()
+    .0;
+    assert_eq!(bits(&fit_source.network.params), bits(&fit_whole.network.params));
+    assert_ne!(bits(&fit_source.network.params), bits(&c.net.network.params));
+}
+
 /// The squared error's gradient through the comparator network against central
 /// differences, every parameter: worst relative error at most 1e-6.
 #[test]
@@ -118,7 +199,7 @@ fn gradient_matches_finite_differences() {
             set.add(q.index, p);
         }
     }
-    let rows = set.rows(&data).unwrap();
+    let rows = materialised(&set, &data);
     assert_eq!(rows.n_features(), 6);
     for (hidden, act) in shapes() {
         let c = random_comparator(3, &hidden, act, 4);
