@@ -24,7 +24,8 @@
 # holds its dense float32 numpy matrices, as ltr holds its own).
 #
 # Environment: BENCH_SCALE_DIR (default target/bench-scale: venv, data, logs), LTR_BIN (a
-# built ltr; default: build target/bench/ltr, the release code plus ThinLTO), THREADS, TRUNCATION, KEEP_DATA=0 to delete
+# built ltr; default: build the bench profile, the release code plus ThinLTO, which cargo
+# writes to target/release/ltr like a release build), THREADS, TRUNCATION, KEEP_DATA=0 to delete
 # the generated data afterwards (it is reused by the next run otherwise; full: ~3.5 GB).
 set -euo pipefail
 
@@ -47,7 +48,8 @@ mkdir -p "$dir"
 
 if [ -z "${LTR_BIN:-}" ]; then
     (cd "$root" && cargo build --profile bench --locked --bin ltr)
-    LTR_BIN=$root/target/bench/ltr
+    # Cargo writes the built-in bench profile's binaries to target/release, not target/bench.
+    LTR_BIN=$root/target/release/ltr
 fi
 
 if [ ! -x "$dir/venv/bin/python" ]; then

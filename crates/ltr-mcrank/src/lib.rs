@@ -87,8 +87,12 @@ fn softmax(outputs: &[f64], p: &mut [f64]) {
 
 /// The expected grade `sum_k k P(y = k)` of one document's `K` class scores.
 pub fn expected_grade(outputs: &[f64]) -> f64 {
-    let mut p = vec![0.0; outputs.len()];
-    softmax(outputs, &mut p);
+    expected_grade_into(outputs, &mut vec![0.0; outputs.len()])
+}
+
+/// [`expected_grade`] with the probabilities written into `p` (`outputs.len()` entries).
+fn expected_grade_into(outputs: &[f64], p: &mut [f64]) -> f64 {
+    softmax(outputs, p);
     p.iter().enumerate().map(|(k, &pk)| k as f64 * pk).sum()
 }
 
@@ -116,25 +120,57 @@ impl MultiObjective for SoftmaxObjective<'_> {
     fn gradients(&mut self, scores: &[f64], gradients: &mut [f32], hessians: &mut [f32]) -> Result<()> {
         let (n, k_out) = (self.labels.len(), self.n_classes);
         let factor = k_out as f64 / (k_out as f64 - 1.0);
-        // One pass over the documents (a few exponentials each: cheap next to the trees).
-        let (mut f, mut p) = (vec![0.0; k_out], vec![0.0; k_out]);
-        for (i, &y) in self.labels.iter().enumerate() {
-            for (k, fk) in f.iter_mut().enumerate() {
-                *fk = scores[k * n + i];
-            }
-            softmax(&f, &mut p);
-            for (k, &pk) in p.iter().enumerate() {
-                gradients[k * n + i] = (pk - f64::from(u8::from(k == usize::from(y)))) as f32;
-                hessians[k * n + i] = (factor * pk * (1.0 - pk)) as f32;
+        // Blocks of documents in parallel, each writing its piece of every class's column:
+        // a document's entries depend on its own scores alone.
+        let mut blocks: Vec<Vec<(&mut [f32], &mut [f32])>> =
+            (0..n.div_ceil(BLOCK)).map(|_| Vec::with_capacity(k_out)).collect();
+        for (g, h) in gradients.chunks_mut(n.max(1)).zip(hessians.chunks_mut(n.max(1))).take(k_out) {
+            for (block, piece) in blocks.iter_mut().zip(g.chunks_mut(BLOCK).zip(h.chunks_mut(BLOCK))) {
+                block.push(piece);
             }
         }
+        let labels = self.labels;
+        blocks.into_par_iter().enumerate().for_each(|(b, mut columns)| {
+            let (mut f, mut p) = (vec![0.0; k_out], vec![0.0; k_out]);
+            let first = b * BLOCK;
+            let len = columns.first().map_or(0, |c| c.0.len());
+            for r in 0..len {
+                let i = first + r;
+                for (k, fk) in f.iter_mut().enumerate() {
+                    *fk = scores[k * n + i];
+                }
+                softmax(&f, &mut p);
+                let y = usize::from(labels[i]);
+                for (k, (&pk, (g, h))) in p.iter().zip(columns.iter_mut()).enumerate() {
+                    g[r] = (pk - f64::from(u8::from(k == y))) as f32;
+                    h[r] = (factor * pk * (1.0 - pk)) as f32;
+                }
+            }
+        });
         Ok(())
     }
 
     fn combine(&self, outputs: &[f64]) -> f64 {
         expected_grade(outputs)
     }
+
+    /// Blocks of documents in parallel (the expected grade of each from its own outputs).
+    fn combine_all(&self, scores: &[f64], out: &mut [f64]) {
+        let (n, k_out) = (out.len(), self.n_classes);
+        out.par_chunks_mut(BLOCK).enumerate().for_each(|(b, block)| {
+            let (mut f, mut p) = (vec![0.0; k_out], vec![0.0; k_out]);
+            for (r, o) in block.iter_mut().enumerate() {
+                for (k, fk) in f.iter_mut().enumerate() {
+                    *fk = scores[k * n + b * BLOCK + r];
+                }
+                *o = expected_grade_into(&f, &mut p);
+            }
+        });
+    }
 }
+
+/// Documents per parallel task of the per-round passes over the documents.
+const BLOCK: usize = 4096;
 
 impl Learner for McRank {
     type Model = McRankModel;

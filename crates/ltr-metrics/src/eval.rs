@@ -815,4 +815,40 @@ mod tests {
         assert!((e.per_query[0].average_precision - want).abs() < 1e-15);
         assert_eq!(e.per_query[1], evaluate_query("b", &[2, 0, 1], &[0.1, 0.3, 0.2], &c, 2).unwrap());
     }
+
+    /// Above the parallel threshold (web-scale validation sets) the metric means are the full
+    /// evaluation's, bit for bit, at any thread count; the first bad query in file order is
+    /// the one named.
+    #[test]
+    fn metric_means_of_many_documents_equal_the_full_evaluation() {
+        let (queries, per) = (700, 90);
+        let mut rng = ltr_core::Rng::new(4);
+        let qids: Vec<String> = (0..queries).map(|q| format!("{}", (q * 7919) % 1000)).collect();
+        let offsets: Vec<usize> = (0..=queries).map(|q| q * per).collect();
+        let labels: Vec<Grade> = (0..queries * per).map(|_| (rng.uniform() * 3.0) as Grade).collect();
+        let scores: Vec<f64> = (0..queries * per).map(|_| (rng.uniform() * 20.0).floor()).collect();
+        let data =
+            ltr_core::Dataset::from_parts(0, Vec::new(), labels.clone(), offsets.clone(), qids.clone(), None)
+                .unwrap();
+        assert!(data.n_docs() >= 50_000);
+        for convention in [Convention::Letor3, Convention::Letor4, Convention::Standard] {
+            let c = cfg(convention);
+            let e = evaluate(&qids, &labels, &offsets, None, &scores, &c).unwrap();
+            for metric in [crate::Metric::Map, crate::Metric::Ndcg(10), crate::Metric::Precision(5)] {
+                let want = metric.of_summary(&e.summary).unwrap().to_bits();
+                for threads in [1, 2, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let mean = pool.install(|| metric.mean(&data, &scores, &c)).unwrap();
+                    assert_eq!(mean.to_bits(), want, "{convention} {metric} at {threads} threads");
+                }
+            }
+        }
+        let mut bad = scores.clone();
+        bad[per * 600 + 3] = f64::NAN;
+        bad[per * 5 + 1] = f64::NAN;
+        let first = crate::Metric::Map.mean(&data, &bad, &cfg(Convention::Letor3)).unwrap_err().to_string();
+        let e =
+            evaluate(&qids, &labels, &offsets, None, &bad, &cfg(Convention::Letor3)).unwrap_err().to_string();
+        assert_eq!(first, e);
+    }
 }

@@ -165,18 +165,26 @@ impl Metric {
         }
         let max_grade = cfg.max_grade.unwrap_or_else(|| data.max_grade());
         let c = self.config(cfg);
-        let mut view = QueryScratch::default();
-        let mut ideal = Vec::new();
-        let mut values = Vec::with_capacity(data.n_queries());
-        for q in data.queries() {
+        let one = |(view, ideal): &mut (QueryScratch, Vec<Grade>), q: usize| -> Result<Option<f64>> {
+            let q = data.query(q);
             let (ranked, ends) =
                 view.ranked_labels(q.qid, q.range(), data.labels(), data.doc_ids(), scores, &c)?;
             let skip = c.no_relevant == crate::NoRelevant::Skip && !ranked.iter().any(|&g| c.is_relevant(g));
-            values.push((!skip).then(|| match ends {
+            Ok((!skip).then(|| match ends {
                 Some(ends) => self.expected_value(ranked, ends, &c, max_grade),
-                None => self.ranked_value(ranked, &c, max_grade, &mut ideal),
-            }));
-        }
+                None => self.ranked_value(ranked, &c, max_grade, ideal),
+            }))
+        };
+        // Each query's value on its own (in parallel when there are many documents: validation
+        // after every round or epoch of a web-scale fit); the first error in query order.
+        let values: Vec<Result<Option<f64>>> = if data.n_docs() >= PAR_MIN_DOCS {
+            use rayon::prelude::*;
+            (0..data.n_queries()).into_par_iter().with_min_len(16).map_init(Default::default, one).collect()
+        } else {
+            let mut scratch = Default::default();
+            (0..data.n_queries()).map(|q| one(&mut scratch, q)).collect()
+        };
+        let values = values.into_iter().collect::<Result<Vec<_>>>()?;
         // Summed in the same order as the full evaluation, so the two agree to the last bit.
         let (mut sum, mut counted) = (0.0, 0usize);
         for i in qid_order(data.query_ids().iter().map(String::as_str)) {
@@ -188,6 +196,9 @@ impl Metric {
         Ok(if counted == 0 { 0.0 } else { sum / counted as f64 })
     }
 }
+
+/// From this many documents [`Metric::mean`] evaluates the queries in parallel.
+const PAR_MIN_DOCS: usize = 50_000;
 
 /// NDCG@k of labels in ranked order.
 fn ndcg_ranked(ranked: &[Grade], k: usize, cfg: &EvalConfig, ideal: &mut Vec<Grade>) -> f64 {

@@ -119,18 +119,50 @@ pub struct SoftNdcg {
 /// Reusable buffers of [`SoftNdcg::soft_dcg`].
 #[derive(Debug, Default, Clone)]
 pub struct SoftScratch {
+    /// `beat[j * n + i] = pi_ij` for the pairs with a document of positive gain (row `j`).
+    beat: Vec<f64>,
+    /// `N(0 | s_i - s_j, 2v)` of the same pairs (symmetric).
+    density: Vec<f64>,
+    /// The documents of positive gain.
+    relevant: Vec<usize>,
+    /// One document's recursion buffers (the serial path).
+    doc: DocScratch,
+    /// Per task of the parallel path: its documents' results, in document order.
+    parts: Vec<Part>,
+}
+
+/// The buffers of one document's recursion.
+#[derive(Debug, Default, Clone)]
+struct DocScratch {
     /// Every intermediate rank distribution of the current document, row `t` after `t` others
     /// (`k` entries each, of which the first `min(t, k - 1) + 1` are in use).
     history: Vec<f64>,
     /// The adjoint of the distribution, one entry longer (a zero past the truncation).
     adjoint: Vec<f64>,
-    /// `beat[j * n + i] = pi_ij` for the pairs with a document of positive gain (row `j`).
-    beat: Vec<f64>,
-    /// `N(0 | s_i - s_j, 2v)` of the same pairs (symmetric).
-    density: Vec<f64>,
     /// The documents of uncertain beat of the current document: index, `pi_ij`, density.
     others: Vec<(usize, f64, f64)>,
 }
+
+/// What a task of the parallel path computed for its documents, applied afterwards in
+/// document order: per document `j`, its soft DCG term, `dG/ds_j` and how many of `grads` are
+/// its (a document whose places are all taken by certain beaters has no entry).
+#[derive(Debug, Default, Clone)]
+struct Part {
+    docs: Vec<(usize, f64, f64, usize)>,
+    /// `(i, dG/ds_i)` in the order the serial path adds them.
+    grads: Vec<(usize, f64)>,
+    doc: DocScratch,
+}
+
+/// Below this many steps of the recursion (`R n min(n, k)`) a query's gradient is computed
+/// on one thread: spreading a few microseconds of work costs more than it saves.
+const PAR_MIN_STEPS: usize = 32 * 1024;
+
+/// Below this many pairs a query's beat probabilities are computed on one thread.
+const PAR_MIN_PAIRS: usize = 2048;
+
+/// Documents of positive gain per task of the parallel path.
+const DOCS_PER_TASK: usize = 16;
 
 impl SoftNdcg {
     /// SoftNDCG@`truncation` (0: the whole list) for queries of at most `longest` documents
@@ -141,7 +173,9 @@ impl SoftNdcg {
     }
 
     /// The beat probabilities and their densities of every pair with a document of positive
-    /// gain, one `erfc` and one `exp` per pair at most.
+    /// gain, one `erfc` and one `exp` per pair at most: the pairs `(j, i > j)` row by row
+    /// (rows in parallel for a large query: each entry is computed alone, so the values do not
+    /// depend on the split), then each mirrored into row `i`.
     fn pairs(&self, gains: &[f64], scores: &[f64], s: &mut SoftScratch) {
         // Every entry read later (rows of documents of positive gain) is written here: no
         // clearing.
@@ -153,7 +187,7 @@ impl SoftNdcg {
         let inverse = inverse_spread(self.variance);
         let norm =
             if self.variance > 0.0 { 1.0 / (4.0 * std::f64::consts::PI * self.variance).sqrt() } else { 0.0 };
-        for j in 0..n {
+        let upper = |j: usize, row_beat: &mut [f64], row_density: &mut [f64]| {
             let relevant = gains[j] > 0.0;
             for i in j + 1..n {
                 if !relevant && gains[i] <= 0.0 {
@@ -161,11 +195,30 @@ impl SoftNdcg {
                 }
                 // pi_ij, and dpi_ij / ds_i = N(0 | d, 2v) = exp(-x^2) / sqrt(4 pi v).
                 let (pi, gauss) = beat(scores[i] - scores[j], inverse);
-                let density = gauss * norm;
-                s.beat[j * n + i] = pi;
-                s.beat[i * n + j] = 1.0 - pi;
-                s.density[j * n + i] = density;
-                s.density[i * n + j] = density;
+                row_beat[i] = pi;
+                row_density[i] = gauss * norm;
+            }
+        };
+        let (beat, density) = (&mut s.beat[..n * n], &mut s.density[..n * n]);
+        if n * n / 2 >= PAR_MIN_PAIRS && rayon::current_num_threads() > 1 {
+            use rayon::prelude::*;
+            beat.par_chunks_mut(n)
+                .zip(density.par_chunks_mut(n))
+                .enumerate()
+                .with_min_len(16)
+                .for_each(|(j, (b, d))| upper(j, b, d));
+        } else {
+            for (j, (b, d)) in beat.chunks_mut(n).zip(density.chunks_mut(n)).enumerate() {
+                upper(j, b, d);
+            }
+        }
+        for j in 0..n {
+            let relevant = gains[j] > 0.0;
+            for i in j + 1..n {
+                if relevant || gains[i] > 0.0 {
+                    beat[i * n + j] = 1.0 - beat[j * n + i];
+                    density[i * n + j] = density[j * n + i];
+                }
             }
         }
     }
@@ -180,6 +233,10 @@ impl SoftNdcg {
     /// `j` shift its discounts instead (`D(r + c)`; nothing left when `c >= k`). The result is
     /// the recursion over every document, at a cost that falls as training separates the
     /// scores.
+    ///
+    /// With `GRAD`, a query of enough work runs its documents' recursions in parallel, each
+    /// task keeping its terms and gradient entries, added afterwards in document order: the
+    /// same additions in the same order as one thread, so the same bits at any thread count.
     pub fn soft_dcg<const GRAD: bool>(
         &self,
         gains: &[f64],
@@ -196,78 +253,144 @@ impl SoftNdcg {
             return 0.0;
         }
         self.pairs(gains, scores, s);
-        let rows = if GRAD { n } else { 2 };
-        if s.history.len() < rows * k {
-            s.history.resize(rows * k, 0.0);
-        }
+        s.relevant.clear();
+        s.relevant.extend((0..n).filter(|&j| gains[j] > 0.0));
+        let (beat, density) = (&s.beat[..n * n], &s.density[..n * n]);
         let mut total = 0.0;
-        for j in (0..n).filter(|&j| gains[j] > 0.0) {
-            // The documents whose beat of j is uncertain, with their pi_ij and densities, in
-            // index order; and the number of certain beaters.
-            let (beat, density) = (&s.beat[j * n..(j + 1) * n], &s.density[j * n..(j + 1) * n]);
-            s.others.clear();
-            let mut ahead = 0;
-            for i in (0..n).filter(|&i| i != j) {
-                let (pi, d) = (beat[i], density[i]);
-                if d == 0.0 && (pi == 0.0 || pi == 1.0) {
-                    ahead += usize::from(pi == 1.0);
-                } else {
-                    s.others.push((i, pi, d));
+        if !GRAD || s.relevant.len() * n * k < PAR_MIN_STEPS || rayon::current_num_threads() == 1 {
+            for &j in &s.relevant {
+                let term = self.document::<GRAD>(j, gains, beat, density, k, &mut s.doc, |i, g| grad[i] += g);
+                if let Some((value, dj)) = term {
+                    total += value;
+                    if GRAD {
+                        grad[j] += dj;
+                    }
                 }
             }
-            if ahead >= k {
-                continue;
-            }
-            // The places that can still count, and their discounts.
-            let kk = k - ahead;
-            let discount = &self.discount[ahead..k];
-            // Forward: row t of the history is the distribution after t uncertain documents
-            // (kk entries, of which 0..=min(t, kk - 1) can be non-zero). Without the gradient
-            // two rows alternate.
-            s.history[0] = 1.0;
-            let mut t = 0;
-            for &(_, pi, _) in &s.others {
-                let (from, to) = if GRAD { (t, t + 1) } else { (t % 2, (t + 1) % 2) };
-                let (head, tail) = s.history.split_at_mut(from.max(to) * kk);
-                let (prev, next) = if from < to {
-                    (&head[from * kk..], &mut tail[..kk])
-                } else {
-                    (&tail[..kk], &mut head[to * kk..])
-                };
-                add_document(prev, t.min(kk - 1), pi, &mut next[..kk]);
-                t += 1;
-            }
-            let last = if GRAD { t } else { t % 2 };
-            let p = &s.history[last * kk..last * kk + t.min(kk - 1) + 1];
-            total += gains[j] * p.iter().zip(discount).map(|(p, d)| p * d).sum::<f64>();
-            if !GRAD {
-                continue;
-            }
-            // Backward: the adjoint of the final distribution is g_j D(r); each step back gives
-            // dG/dpi_ij = sum_r prev(r) (a(r + 1) - a(r)) and the adjoint of its input
-            // a(r) <- a(r) (1 - pi) + a(r + 1) pi, with a(kk) = 0 (mass pushed past the
-            // truncation counts nothing).
-            s.adjoint.clear();
-            s.adjoint.extend(discount.iter().map(|d| gains[j] * d));
-            s.adjoint.push(0.0);
-            let mut dj = 0.0;
-            for &(i, pi, density) in s.others.iter().rev() {
-                t -= 1;
-                let len = t.min(kk - 1) + 1;
-                let prev = &s.history[t * kk..t * kk + len];
-                let a = &mut s.adjoint[..=len];
-                let mut dpi = 0.0;
-                for r in 0..len {
-                    let (ar, next) = (a[r], a[r + 1]);
-                    dpi += prev[r] * (next - ar);
-                    a[r] = ar * (1.0 - pi) + next * pi;
+            return total;
+        }
+        // The documents' recursions are independent: each task keeps its documents' terms and
+        // gradient entries, which are then added in document order, the additions (and their
+        // order) of the serial path, so the result does not depend on the split or the threads.
+        use rayon::prelude::*;
+        let tasks = s.relevant.len().div_ceil(DOCS_PER_TASK);
+        if s.parts.len() < tasks {
+            s.parts.resize_with(tasks, Part::default);
+        }
+        s.parts[..tasks].par_iter_mut().zip(s.relevant.par_chunks(DOCS_PER_TASK)).for_each(|(part, docs)| {
+            part.docs.clear();
+            part.grads.clear();
+            for &j in docs {
+                let before = part.grads.len();
+                let grads = &mut part.grads;
+                let term = self
+                    .document::<true>(j, gains, beat, density, k, &mut part.doc, |i, g| grads.push((i, g)));
+                if let Some((value, dj)) = term {
+                    part.docs.push((j, value, dj, part.grads.len() - before));
                 }
-                let g = dpi * density;
-                grad[i] += g;
-                dj -= g;
             }
-            grad[j] += dj;
+        });
+        for part in &s.parts[..tasks] {
+            let mut at = 0;
+            for &(j, value, dj, count) in &part.docs {
+                total += value;
+                for &(i, g) in &part.grads[at..at + count] {
+                    grad[i] += g;
+                }
+                at += count;
+                grad[j] += dj;
+            }
         }
         total
+    }
+
+    /// Document `j`'s term `g_j sum_r D(r) p_j(r)` of the soft DCG and, with `GRAD`, its part
+    /// of the gradient: `emit(i, dG/dpi_ij dpi_ij/ds_i)` for each document `i` of uncertain beat
+    /// (last added first) and `dG/ds_j` returned with the term. `None` when the certain
+    /// beaters of `j` fill every place that counts.
+    ///
+    /// Certain beats shift the discounts instead of entering the recursion, as
+    /// [`SoftNdcg::soft_dcg`] describes.
+    #[allow(clippy::too_many_arguments)]
+    fn document<const GRAD: bool>(
+        &self,
+        j: usize,
+        gains: &[f64],
+        beat: &[f64],
+        density: &[f64],
+        k: usize,
+        s: &mut DocScratch,
+        mut emit: impl FnMut(usize, f64),
+    ) -> Option<(f64, f64)> {
+        let n = gains.len();
+        // The documents whose beat of j is uncertain, with their pi_ij and densities, in
+        // index order; and the number of certain beaters.
+        let (beat, density) = (&beat[j * n..(j + 1) * n], &density[j * n..(j + 1) * n]);
+        s.others.clear();
+        let mut ahead = 0;
+        for i in (0..n).filter(|&i| i != j) {
+            let (pi, d) = (beat[i], density[i]);
+            if d == 0.0 && (pi == 0.0 || pi == 1.0) {
+                ahead += usize::from(pi == 1.0);
+            } else {
+                s.others.push((i, pi, d));
+            }
+        }
+        if ahead >= k {
+            return None;
+        }
+        // The places that can still count, and their discounts.
+        let kk = k - ahead;
+        let discount = &self.discount[ahead..k];
+        let rows = if GRAD { s.others.len() + 1 } else { 2 };
+        if s.history.len() < rows * kk {
+            s.history.resize(rows * kk, 0.0);
+        }
+        // Forward: row t of the history is the distribution after t uncertain documents
+        // (kk entries, of which 0..=min(t, kk - 1) can be non-zero). Without the gradient
+        // two rows alternate.
+        s.history[0] = 1.0;
+        let mut t = 0;
+        for &(_, pi, _) in &s.others {
+            let (from, to) = if GRAD { (t, t + 1) } else { (t % 2, (t + 1) % 2) };
+            let (head, tail) = s.history.split_at_mut(from.max(to) * kk);
+            let (prev, next) = if from < to {
+                (&head[from * kk..], &mut tail[..kk])
+            } else {
+                (&tail[..kk], &mut head[to * kk..])
+            };
+            add_document(prev, t.min(kk - 1), pi, &mut next[..kk]);
+            t += 1;
+        }
+        let last = if GRAD { t } else { t % 2 };
+        let p = &s.history[last * kk..last * kk + t.min(kk - 1) + 1];
+        let value = gains[j] * p.iter().zip(discount).map(|(p, d)| p * d).sum::<f64>();
+        if !GRAD {
+            return Some((value, 0.0));
+        }
+        // Backward: the adjoint of the final distribution is g_j D(r); each step back gives
+        // dG/dpi_ij = sum_r prev(r) (a(r + 1) - a(r)) and the adjoint of its input
+        // a(r) <- a(r) (1 - pi) + a(r + 1) pi, with a(kk) = 0 (mass pushed past the
+        // truncation counts nothing).
+        s.adjoint.clear();
+        s.adjoint.extend(discount.iter().map(|d| gains[j] * d));
+        s.adjoint.push(0.0);
+        let mut dj = 0.0;
+        for &(i, pi, density) in s.others.iter().rev() {
+            t -= 1;
+            let len = t.min(kk - 1) + 1;
+            let prev = &s.history[t * kk..t * kk + len];
+            let a = &mut s.adjoint[..=len];
+            let mut dpi = 0.0;
+            for r in 0..len {
+                let (ar, next) = (a[r], a[r + 1]);
+                dpi += prev[r] * (next - ar);
+                a[r] = ar * (1.0 - pi) + next * pi;
+            }
+            let g = dpi * density;
+            emit(i, g);
+            dj -= g;
+        }
+        Some((value, dj))
     }
 }

@@ -176,6 +176,41 @@ fn soft_dcg_gradient_matches_finite_differences() {
     assert!(worst < 1e-6, "relative error {worst:e}");
 }
 
+/// Large queries take the parallel path (their documents' recursions and beat probabilities
+/// split into tasks); the value and the gradient are those of one thread, bit for bit, with
+/// some scores far apart (certain beats, documents left out) and ties.
+#[test]
+fn parallel_soft_dcg_equals_one_thread_bit_for_bit() {
+    let mut rng = Rng::new(11);
+    for (n, spread, truncation) in [(150, 1.0, 10), (120, 30.0, 10), (90, 0.3, 0), (200, 3.0, 25)] {
+        let mut scores: Vec<f64> = (0..n).map(|_| spread * rng.normal()).collect();
+        scores[7] = scores[3];
+        let gains: Vec<f64> = (0..n).map(|_| (rng.uniform() * 4.0).floor().exp2() - 1.0).collect();
+        let soft = SoftNdcg::new(0.01, truncation, 200);
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut grad = vec![0.0; n];
+                let mut s = SoftScratch::default();
+                let value = soft.soft_dcg::<true>(&gains, &scores, &mut grad, &mut s);
+                // Again with the buffers of a larger query left in the scratch.
+                let mut again = vec![0.0; n];
+                assert_eq!(
+                    soft.soft_dcg::<true>(&gains, &scores, &mut again, &mut s).to_bits(),
+                    value.to_bits()
+                );
+                assert_eq!(again, grad);
+                (value.to_bits(), grad.iter().map(|g| g.to_bits()).collect::<Vec<_>>())
+            })
+        };
+        let one = run(1);
+        assert_eq!(run(2), one, "n {n}");
+        assert_eq!(run(3), one, "n {n}");
+        let plain = soft.soft_dcg::<false>(&gains, &scores, &mut [], &mut SoftScratch::default());
+        assert_eq!(plain.to_bits(), one.0, "n {n}");
+    }
+}
+
 /// The soft DCG from the full rank distributions of [`rank_distribution`] (every document in the
 /// recursion, no shortcut for certain beats).
 fn reference_soft_dcg(gains: &[f64], scores: &[f64], variance: f64, truncation: usize) -> f64 {

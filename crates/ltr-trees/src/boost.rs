@@ -55,6 +55,21 @@ pub trait MultiObjective {
 
     /// A document's ranking score from its `K` outputs (what validation measures).
     fn combine(&self, outputs: &[f64]) -> f64;
+
+    /// Every document's [`MultiObjective::combine`] into `out` (`n` entries) from the columns
+    /// `scores` (`K n`, column-major). The default combines the documents one by one; an
+    /// objective that can be shared across threads may split them (each document's value
+    /// depends on its outputs alone).
+    fn combine_all(&self, scores: &[f64], out: &mut [f64]) {
+        let n = out.len();
+        let mut outputs = vec![0.0; self.n_outputs()];
+        for (i, c) in out.iter_mut().enumerate() {
+            for (k, o) in outputs.iter_mut().enumerate() {
+                *o = scores[k * n + i];
+            }
+            *c = self.combine(&outputs);
+        }
+    }
 }
 
 /// The outcome of [`boost`].
@@ -181,7 +196,6 @@ fn boost_in_pool<O: MultiObjective + ?Sized>(
     // The kept prefix length (state: nothing; the step is the number of rounds).
     let mut best = BestCheckpoint::new();
     let mut rounds_run = 0;
-    let mut outputs = vec![0.0f64; k_out];
 
     for round in 0..cfg.rounds {
         objective.gradients(&scores, &mut grad, &mut hess)?;
@@ -214,12 +228,7 @@ fn boost_in_pool<O: MultiObjective + ?Sized>(
             let ranking: &[f64] = if k_out == 1 {
                 vs
             } else {
-                for (i, c) in combined.iter_mut().enumerate() {
-                    for (k, o) in outputs.iter_mut().enumerate() {
-                        *o = vs[k * nv + i];
-                    }
-                    *c = objective.combine(&outputs);
-                }
+                objective.combine_all(vs, &mut combined);
                 &combined
             };
             let value = v.evaluate(ranking)?;
