@@ -97,6 +97,12 @@ test-slurm:
 bench-scale setting="small":
     bash scripts/bench-scale.sh {{setting}}
 
+# `ltr estimate` against a measured run: the mslr spec's LambdaMART grid on five synthetic
+# MSLR-WEB10K folds, one fit at a time; fails when the estimate is off by more than 25% (about
+# 75 minutes; options in scripts/estimate-check.sh).
+estimate-check:
+    bash scripts/estimate-check.sh
+
 # What one fit of every algorithm costs at the MSLR-WEB10K shape (729k x 136 training rows):
 # status, fit time and peak RSS per algorithm, the numbers of each README's "Scale" section
 # and of the harness's scale limits (about an hour; options in scripts/bench-budget.sh).
