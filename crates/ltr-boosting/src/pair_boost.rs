@@ -119,11 +119,16 @@ pub struct Pick {
 
 /// One boosting rule on the pair loop.
 pub trait PairRule: Sync {
+    /// Whether [`PairRule::pick`] sums the edges of a feature's cuts itself (from the
+    /// potentials, in the same pass as its other per-cut sums); the loop then passes it no
+    /// edges. Default `false`: the loop sums them ([`Cuts::edges`]).
+    const EDGES_IN_PICK: bool = false;
+
     /// Writes every training document's potential under the current scores into `out`.
     fn potentials(&mut self, data: &Dataset, scores: &[f64], out: &mut [f64]);
 
-    /// The best cut of feature `f` from the edges of all its cuts (`edges[j]` for cut `j`),
-    /// or `None` without cuts. `potentials` are the round's. The default is RankBoost's:
+    /// The best cut of feature `f` from the edges of all its cuts (`edges[j]` for cut `j`;
+    /// empty with [`PairRule::EDGES_IN_PICK`]), or `None` without cuts. `potentials` are the round's. The default is RankBoost's:
     /// the largest `|r|` (the lowest cut on ties), weighted by [`rankboost_alpha`].
     fn pick(&self, cuts: &Cuts, f: usize, edges: &[f64], potentials: &[f64]) -> Option<Pick> {
         let _ = (cuts, f, potentials);
@@ -329,7 +334,11 @@ impl<'a, R: PairRule> PairBooster<'a, R> {
             .map_init(
                 || (Vec::new(), Vec::new()),
                 |(hist, edges), f| {
-                    this.cuts.edges(f, &this.potential, hist, edges);
+                    if R::EDGES_IN_PICK {
+                        edges.clear();
+                    } else {
+                        this.cuts.edges(f, &this.potential, hist, edges);
+                    }
                     this.rule.pick(&this.cuts, f, edges, &this.potential)
                 },
             )

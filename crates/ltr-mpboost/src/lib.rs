@@ -29,10 +29,6 @@ mod loss;
 pub use loss::MagnitudeLoss;
 
 /// Metadata for the comparison tables.
-///
-/// Cost: none measured: one fit at the defaults did not finish within the 300 s of `just
-/// bench-budget` at the MSLR-WEB10K shape (2026-11-27, its README's "Scale" section), so `ltr
-/// estimate` lists it under "no measurement".
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "mpboost",
     name: "MPBoost",
@@ -45,6 +41,11 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     summary: "grade-difference pair targets",
     feature_scale: ltr_core::FeatureScale::Free("weak rankers are thresholds on one feature"),
     small_settings: &["rounds=10"],
+    cost: Some(
+        ltr_core::FitCost::mslr_web10k(94.3, "just bench-budget 2026-11-28, 2 threads")
+            .threads(2)
+            .budget(&[ltr_core::BudgetKey::linear("rounds", 300.0)]),
+    ),
     ..AlgorithmInfo::DEFAULT
 };
 
@@ -158,13 +159,16 @@ fn best_least_squares_cut(s1: &[f64], s2: &[f64]) -> Option<Pick> {
 pub const S2_EPS: f64 = 1e-12;
 
 impl PairRule for MagnitudeLoss {
+    /// `S1` and `S2` of a feature's cuts come from one pass over its documents.
+    const EDGES_IN_PICK: bool = true;
+
     fn potentials(&mut self, _data: &Dataset, scores: &[f64], out: &mut [f64]) {
         self.update(scores, out);
     }
 
-    fn pick(&self, cuts: &Cuts, f: usize, edges: &[f64], _potentials: &[f64]) -> Option<Pick> {
-        let separated = self.separated(cuts, f);
-        best_least_squares_cut(edges, &separated)
+    fn pick(&self, cuts: &Cuts, f: usize, _edges: &[f64], potentials: &[f64]) -> Option<Pick> {
+        let (edges, separated) = self.edges_and_separated(cuts, f, potentials);
+        best_least_squares_cut(&edges, &separated)
     }
 
     /// Stops when the best cut has no edge left; GentleBoost's weight `a` is bounded by the
