@@ -883,7 +883,7 @@ mod tests {
         }
         // Every algorithm has a measured cost but those `just bench-budget` has no time for.
         let unmeasured: Vec<&str> = ALGORITHMS.iter().filter(|a| a.cost.is_none()).map(|a| a.id).collect();
-        assert_eq!(unmeasured, ["mpboost", "frank", "best-feature"]);
+        assert_eq!(unmeasured, ["frank", "best-feature"]);
         assert_eq!(default_validation_metric("lambdamart"), Metric::Ndcg(10));
         assert_eq!(default_validation_metric("ranksvm"), Metric::Map);
         assert_eq!(default_validation_metric("no-such-ranker"), Metric::Map);

@@ -630,7 +630,7 @@ mod tests {
             assert!(priced != listed, "{}: priced {priced}, listed {listed}", info.id);
         }
         assert_eq!(e.no_measurement, d.no_measurement);
-        assert_eq!(e.no_measurement, ["mpboost", "frank", "best-feature"]);
+        assert_eq!(e.no_measurement, ["frank", "best-feature"]);
         let sum: f64 = d.algorithms.iter().map(|a| a.seconds).sum();
         assert!(close(e.fit_seconds, sum) && e.fit_seconds.is_finite());
     }
