@@ -11,7 +11,7 @@ use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
     Validation, check_scoring,
 };
-use ltr_trees::{BoostConfig, Ensemble, MultiObjective, TreeParams, boost_multi};
+use ltr_trees::{BoostConfig, Ensemble, MultiObjective, TreeParams, boost_multi, gather_outputs};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -136,9 +136,7 @@ impl MultiObjective for SoftmaxObjective<'_> {
             let len = columns.first().map_or(0, |c| c.0.len());
             for r in 0..len {
                 let i = first + r;
-                for (k, fk) in f.iter_mut().enumerate() {
-                    *fk = scores[k * n + i];
-                }
+                gather_outputs(scores, n, i, &mut f);
                 softmax(&f, &mut p);
                 let y = usize::from(labels[i]);
                 for (k, (&pk, (g, h))) in p.iter().zip(columns.iter_mut()).enumerate() {
@@ -160,9 +158,7 @@ impl MultiObjective for SoftmaxObjective<'_> {
         out.par_chunks_mut(BLOCK).enumerate().for_each(|(b, block)| {
             let (mut f, mut p) = (vec![0.0; k_out], vec![0.0; k_out]);
             for (r, o) in block.iter_mut().enumerate() {
-                for (k, fk) in f.iter_mut().enumerate() {
-                    *fk = scores[k * n + b * BLOCK + r];
-                }
+                gather_outputs(scores, n, b * BLOCK + r, &mut f);
                 *o = expected_grade_into(&f, &mut p);
             }
         });

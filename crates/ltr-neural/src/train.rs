@@ -114,7 +114,8 @@ pub fn train_from<O: QueryObjective, D>(
     rng: &mut Rng,
     start: Option<&NeuralModel>,
 ) -> Result<(NeuralModel, TrainReport)> {
-    train_with_copy_limit(algorithm, data, None, valid, settings, objective, rng, start, COPY_LIMIT_BYTES)
+    let begin = start.map_or(Begin::Fresh, Begin::From);
+    train_with_copy_limit(algorithm, data, begin, valid, settings, objective, rng, COPY_LIMIT_BYTES)
 }
 
 /// [`train_from`] on rows read from `rows` instead of `queries`' features: `queries` gives
@@ -134,18 +135,34 @@ pub fn train_on_rows<O: QueryObjective, D>(
     rng: &mut Rng,
     start: &NeuralModel,
 ) -> Result<(NeuralModel, TrainReport)> {
-    let copy_limit = COPY_LIMIT_BYTES;
-    train_with_copy_limit(
-        algorithm,
-        queries,
-        Some(rows),
-        valid,
-        settings,
-        objective,
-        rng,
-        Some(start),
-        copy_limit,
-    )
+    let begin = Begin::Rows(rows, start);
+    train_with_copy_limit(algorithm, queries, begin, valid, settings, objective, rng, COPY_LIMIT_BYTES)
+}
+
+/// Where a fit starts: fresh (a fitted standardisation, drawn weights), from a model's
+/// standardisation and network, or from a model with its rows read from a source (already
+/// standardised as the model's standardisation would: a source has none of its own to fit).
+#[derive(Clone, Copy)]
+enum Begin<'a> {
+    Fresh,
+    From(&'a NeuralModel),
+    Rows(&'a dyn RowSource, &'a NeuralModel),
+}
+
+impl<'a> Begin<'a> {
+    fn start(self) -> Option<&'a NeuralModel> {
+        match self {
+            Self::Fresh => None,
+            Self::From(m) | Self::Rows(_, m) => Some(m),
+        }
+    }
+
+    fn source(self) -> Option<&'a dyn RowSource> {
+        match self {
+            Self::Rows(s, _) => Some(s),
+            Self::Fresh | Self::From(_) => None,
+        }
+    }
 }
 
 /// [`train_from`], keeping standardised copies of the training and validation rows up to
@@ -154,14 +171,14 @@ pub fn train_on_rows<O: QueryObjective, D>(
 fn train_with_copy_limit<O: QueryObjective, D>(
     algorithm: &'static str,
     data: &Dataset,
-    source: Option<&dyn RowSource>,
+    begin: Begin<'_>,
     valid: Option<&Validation<'_>>,
     settings: &NetworkParams<D>,
     objective: &mut O,
     rng: &mut Rng,
-    start: Option<&NeuralModel>,
     copy_limit: usize,
 ) -> Result<(NeuralModel, TrainReport)> {
+    let (start, source) = (begin.start(), begin.source());
     let d = source.map_or(data.n_features(), |s| s.width());
     let hidden = settings.hidden_sizes();
     let mut sizes = vec![d];
@@ -192,10 +209,9 @@ fn train_with_copy_limit<O: QueryObjective, D>(
             ),
         ));
     }
-    let standardizer = match (start, source) {
-        (Some(m), _) => m.standardizer.clone(),
-        (None, None) => Standardizer::fit(data, algorithm)?,
-        (None, Some(_)) => return Err(Error::fit(algorithm, "rows from a source need a starting model")),
+    let standardizer = match start {
+        Some(m) => m.standardizer.clone(),
+        None => Standardizer::fit(data, algorithm)?,
     };
     let active: Vec<usize> = data.queries().filter(|q| objective.is_active(*q)).map(|q| q.index).collect();
     if active.is_empty() {
@@ -423,12 +439,11 @@ mod tests {
                 train_with_copy_limit(
                     "test",
                     &data,
-                    None,
+                    Begin::Fresh,
                     Some(&valid),
                     &settings,
                     &mut Pointwise,
                     &mut Rng::new(9),
-                    None,
                     limit,
                 )
                 .unwrap()

@@ -64,11 +64,18 @@ pub trait MultiObjective {
         let n = out.len();
         let mut outputs = vec![0.0; self.n_outputs()];
         for (i, c) in out.iter_mut().enumerate() {
-            for (k, o) in outputs.iter_mut().enumerate() {
-                *o = scores[k * n + i];
-            }
+            gather_outputs(scores, n, i, &mut outputs);
             *c = self.combine(&outputs);
         }
+    }
+}
+
+/// Document `i`'s outputs from column-major scores of `n` documents (`[k * n + i]`), one per
+/// entry of `outputs`.
+#[inline]
+pub fn gather_outputs(scores: &[f64], n: usize, i: usize, outputs: &mut [f64]) {
+    for (k, o) in outputs.iter_mut().enumerate() {
+        *o = scores[k * n + i];
     }
 }
 

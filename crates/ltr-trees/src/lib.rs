@@ -31,7 +31,8 @@ mod tree;
 
 pub use bins::BinnedData;
 pub use boost::{
-    Boosted, BoostedMulti, MultiObjective, Objective, SquaredError, add_tree, boost, boost_multi, prepare,
+    Boosted, BoostedMulti, MultiObjective, Objective, SquaredError, add_tree, boost, boost_multi,
+    gather_outputs, prepare,
 };
 pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, rows};
 pub use learner::TreeLearner;
