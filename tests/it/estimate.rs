@@ -135,7 +135,10 @@ fn the_mslr_spec_is_priced_from_its_manifest_and_the_info_costs() {
     assert!(text.contains(&format!("= {total} s\n")), "{total}: {text}");
     assert!(text.contains("wall time at --jobs 1: "), "{text}");
     assert!(text.contains("no measurement, so in no total: best-feature"), "{text}");
-    assert!(text.contains("2 for adarank-ndcg, cascade, mpboost, rankcosine"), "{text}");
+    assert!(
+        text.contains("2 for adarank-ndcg, cascade, mcrank, mpboost, rankcosine, softrank, sortnet"),
+        "{text}"
+    );
 
     // Two jobs: no more than half, no less than the longest fits.
     let two: serde_json::Value = serde_json::from_slice(

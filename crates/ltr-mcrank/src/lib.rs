@@ -17,9 +17,9 @@ use serde::{Deserialize, Serialize};
 
 /// Static metadata for the comparison tables.
 ///
-/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 212.8 s at one thread on the
-/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-23, two
-/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 114.4 s at two threads on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-28, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
 /// `trees`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "mcrank",
@@ -35,7 +35,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     feature_scale: ltr_core::FeatureScale::QUANTILE_BINS,
     small_settings: &["trees=4"],
     cost: Some(
-        ltr_core::FitCost::mslr_web10k(212.8, "just bench-budget 2026-11-23, 1 thread")
+        ltr_core::FitCost::mslr_web10k(114.4, "just bench-budget 2026-11-28, 2 threads")
+            .threads(2)
             .budget(&[ltr_core::BudgetKey::linear("trees", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT

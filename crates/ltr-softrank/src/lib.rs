@@ -23,9 +23,9 @@ pub use rank::{SoftNdcg, SoftScratch, beat_probability, rank_distribution};
 /// Metadata of SoftRank. The survey's summary table gives it no family; ANN, as it trains a
 /// neural network like the paper's experiments.
 ///
-/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 279.6 s at one thread on the
-/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
-/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 191.6 s at two threads on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-28, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
 /// `epochs`.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "softrank",
@@ -41,7 +41,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["epochs=3"],
     cost: Some(
-        ltr_core::FitCost::mslr_web10k(279.6, "just bench-budget 2026-11-27, 1 thread")
+        ltr_core::FitCost::mslr_web10k(191.6, "just bench-budget 2026-11-28, 2 threads")
+            .threads(2)
             .budget(&[ltr_core::BudgetKey::linear("epochs", 100.0)]),
     ),
     ..AlgorithmInfo::DEFAULT

@@ -36,9 +36,9 @@ pub use comparator::{Comparator, PairScratch, preference, preference_of, sigmoid
 
 /// Metadata of SortNet.
 ///
-/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 95.3 s at one thread on the
-/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-27, two
-/// fits at a time (the most recent row of its README's "Scale" section); linear in the rows and in
+/// Cost ([`ltr_core::FitCost`]): one fit at the defaults took 67.3 s at two threads on the
+/// MSLR-WEB10K shape (728,521 training rows x 136 features), `just bench-budget` of 2026-11-28, one
+/// fit at a time (the most recent row of its README's "Scale" section); linear in the rows and in
 /// `epochs`. Each of its `iterations` grows the pair set, so the cost is not proportional to them.
 pub const INFO: AlgorithmInfo = AlgorithmInfo {
     id: "sortnet",
@@ -55,7 +55,8 @@ pub const INFO: AlgorithmInfo = AlgorithmInfo {
     feature_scale: ltr_core::FeatureScale::STANDARDISED,
     small_settings: &["iterations=2", "epochs=1", "hidden=4"],
     cost: Some(
-        ltr_core::FitCost::mslr_web10k(95.3, "just bench-budget 2026-11-27, 1 thread")
+        ltr_core::FitCost::mslr_web10k(67.3, "just bench-budget 2026-11-28, 2 threads")
+            .threads(2)
             .budget(&[ltr_core::BudgetKey::linear("epochs", 5.0)]),
     ),
     ..AlgorithmInfo::DEFAULT
