@@ -119,9 +119,10 @@ pub struct SoftNdcg {
 /// Reusable buffers of [`SoftNdcg::soft_dcg`].
 #[derive(Debug, Default, Clone)]
 pub struct SoftScratch {
-    /// `beat[j * n + i] = pi_ij` for the pairs with a document of positive gain (row `j`).
+    /// `beat[j * n + i] = pi_ij` for `i > j`, the pairs with a document of positive gain
+    /// (row `j`; `pi_ij` for `i < j` is `1 - beat[i * n + j]`).
     beat: Vec<f64>,
-    /// `N(0 | s_i - s_j, 2v)` of the same pairs (symmetric).
+    /// `N(0 | s_i - s_j, 2v)` of the same pairs, at the same places.
     density: Vec<f64>,
     /// The documents of positive gain.
     relevant: Vec<usize>,
@@ -175,7 +176,9 @@ impl SoftNdcg {
     /// The beat probabilities and their densities of every pair with a document of positive
     /// gain, one `erfc` and one `exp` per pair at most: the pairs `(j, i > j)` row by row
     /// (rows in parallel for a large query: each entry is computed alone, so the values do not
-    /// depend on the split), then each mirrored into row `i`.
+    /// depend on the split), `pi_ij` at `[j n + i]`. Row `j`'s entries left of the diagonal are
+    /// read from the column instead (`pi_ij = 1 - pi_ji`, the density symmetric) by
+    /// [`SoftNdcg::document`], inside its parallel tasks.
     fn pairs(&self, gains: &[f64], scores: &[f64], s: &mut SoftScratch) {
         // Every entry read later (rows of documents of positive gain) is written here: no
         // clearing.
@@ -210,15 +213,6 @@ impl SoftNdcg {
         } else {
             for (j, (b, d)) in beat.chunks_mut(n).zip(density.chunks_mut(n)).enumerate() {
                 upper(j, b, d);
-            }
-        }
-        for j in 0..n {
-            let relevant = gains[j] > 0.0;
-            for i in j + 1..n {
-                if relevant || gains[i] > 0.0 {
-                    beat[i * n + j] = 1.0 - beat[j * n + i];
-                    density[i * n + j] = density[j * n + i];
-                }
             }
         }
     }
@@ -324,12 +318,13 @@ impl SoftNdcg {
     ) -> Option<(f64, f64)> {
         let n = gains.len();
         // The documents whose beat of j is uncertain, with their pi_ij and densities, in
-        // index order; and the number of certain beaters.
-        let (beat, density) = (&beat[j * n..(j + 1) * n], &density[j * n..(j + 1) * n]);
+        // index order; and the number of certain beaters. Before j they are in j's column of
+        // the rows of the documents before it, as `pi_ji = 1 - pi_ij`.
+        let before = (0..j).map(|i| (i, 1.0 - beat[i * n + j], density[i * n + j]));
+        let after = (j + 1..n).map(|i| (i, beat[j * n + i], density[j * n + i]));
         s.others.clear();
         let mut ahead = 0;
-        for i in (0..n).filter(|&i| i != j) {
-            let (pi, d) = (beat[i], density[i]);
+        for (i, pi, d) in before.chain(after) {
             if d == 0.0 && (pi == 0.0 || pi == 1.0) {
                 ahead += usize::from(pi == 1.0);
             } else {
