@@ -311,13 +311,13 @@ impl MagnitudeLoss {
                 potentials: &potentials[docs.clone()],
                 factors: &self.factors[q.factors..q.factors + docs.len() * width],
             };
-            // The common widths at a fixed length, so that the adds unroll.
+            // The common widths as constants, so that the adds unroll.
             let filled = match width {
-                1 => rows.scatter::<1>(&mut sums, &mut rho, &mut pi),
-                2 => rows.scatter::<2>(&mut sums, &mut rho, &mut pi),
-                3 => rows.scatter::<3>(&mut sums, &mut rho, &mut pi),
-                4 => rows.scatter::<4>(&mut sums, &mut rho, &mut pi),
-                _ => rows.scatter_any(&mut sums, &mut rho, &mut pi, width),
+                1 => rows.scatter(&mut sums, &mut rho, &mut pi, 1),
+                2 => rows.scatter(&mut sums, &mut rho, &mut pi, 2),
+                3 => rows.scatter(&mut sums, &mut rho, &mut pi, 3),
+                4 => rows.scatter(&mut sums, &mut rho, &mut pi, 4),
+                _ => rows.scatter(&mut sums, &mut rho, &mut pi, width),
             };
             above.clear();
             above.resize(stride, 0.0);
@@ -471,39 +471,19 @@ struct DocRows<'a, I> {
 
 impl<I: Interval> DocRows<'_, I> {
     /// Adds the factors of every document above the lowest cut to the sums of its interval
-    /// and level (`levels * W` per interval), and its `rho` and potential to `rho` and `pi`
-    /// of its interval (a document in no pair has potential 0); `W`
-    /// factors per document. Returns the intervals it added to, one bit each (at most 64).
+    /// and level (`levels * width` per interval), and its `rho` and potential to `rho` and
+    /// `pi` of its interval (a document in no pair has potential 0); `width` factors per
+    /// document. Returns the intervals it added to, one bit each (at most 64). Always inlined,
+    /// so that a call with a constant width unrolls the adds.
     #[inline(always)]
-    fn scatter<const W: usize>(&self, sums: &mut [f64], rho: &mut [f64], pi: &mut [f64]) -> u128 {
-        let stride = (W + 1) * W;
-        let mut filled = 0u128;
-        let docs = self.bins.iter().zip(self.levels).zip(self.rho.iter().zip(self.potentials));
-        for (((&bin, &level), (&r, &p)), factors) in docs.zip(self.factors.chunks_exact(W)) {
-            let t = bin.index();
-            if t == 0 || level == NO_LEVEL {
-                // Below the lowest cut a document is above no cut.
-                continue;
-            }
-            rho[t] += r;
-            pi[t] += p;
-            filled |= 1 << t;
-            let at = t * stride + usize::from(level) * W;
-            for (s, &f) in sums[at..at + W].iter_mut().zip(factors) {
-                *s += f;
-            }
-        }
-        filled
-    }
-
-    /// [`DocRows::scatter`] at any number of factors per document.
-    fn scatter_any(&self, sums: &mut [f64], rho: &mut [f64], pi: &mut [f64], width: usize) -> u128 {
+    fn scatter(&self, sums: &mut [f64], rho: &mut [f64], pi: &mut [f64], width: usize) -> u128 {
         let stride = (width + 1) * width;
         let mut filled = 0u128;
         let docs = self.bins.iter().zip(self.levels).zip(self.rho.iter().zip(self.potentials));
         for (((&bin, &level), (&r, &p)), factors) in docs.zip(self.factors.chunks_exact(width)) {
             let t = bin.index();
             if t == 0 || level == NO_LEVEL {
+                // Below the lowest cut a document is above no cut.
                 continue;
             }
             rho[t] += r;
