@@ -272,8 +272,8 @@ impl MagnitudeLoss {
         self
     }
 
-    /// [`MagnitudeLoss::separated`] on a feature of few cuts (at most [`BUCKET_CUTS`]), its
-    /// intervals `bins`, without a sweep order: per query, the sums `A_ab` and `B_ab` of the
+    /// [`MagnitudeLoss::edges_and_separated`] on a feature of few cuts (at most
+    /// [`BUCKET_CUTS`]), its intervals `bins`, without a sweep order: per query, the sums `A_ab` and `B_ab` of the
     /// documents of each interval, one pass in file order; then for each cut `j`, from the
     /// top, the sums above it `A^{>j}`, `B^{>j}` and the weight of the pairs with both
     /// documents above it, `c_q sum_ab A^{>j}_ab B^{>j}_ab`. The same weights as the sweep's,
@@ -351,8 +351,8 @@ impl MagnitudeLoss {
         (edges, out)
     }
 
-    /// [`MagnitudeLoss::separated`] on a feature of `k` cuts, its intervals `bins`, by a sweep
-    /// of each query's documents in descending order of interval.
+    /// `S2` of [`MagnitudeLoss::edges_and_separated`] on a feature of `k` cuts, its intervals
+    /// `bins`, by a sweep of each query's documents in descending order of interval.
     fn sweep<I: Interval>(&self, bins: &[I], k: usize) -> Vec<f64> {
         // Per slot of the current query, the sums of the documents already swept: `A'` in the
         // first `n_slots`, `B'` in the next.
