@@ -11,7 +11,9 @@ use ltr_core::{
     AlgorithmInfo, Dataset, Error, Family, Grade, Learner, LossType, ParamInfo, Params, Ranker, Result, Rng,
     Validation, check_scoring,
 };
-use ltr_trees::{BoostConfig, Ensemble, MultiObjective, TreeParams, boost_multi, gather_outputs};
+use ltr_trees::{
+    BoostConfig, Ensemble, MultiObjective, SCORE_BLOCK, TreeParams, boost_multi, gather_outputs,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -281,10 +283,20 @@ impl Ranker for McRankModel {
 
     fn score(&self, data: &Dataset, out: &mut [f64]) -> Result<()> {
         check_scoring(self.n_features(), data, out)?;
-        // Rows are independent: any split of the work gives the same bits.
-        out.par_chunks_mut(256).enumerate().for_each(|(c, chunk)| {
-            for (k, o) in chunk.iter_mut().enumerate() {
-                *o = self.score_row(data.row(c * 256 + k));
+        // Rows are independent: any split of the work gives the same bits. Each class's
+        // ensemble scores a block of rows at once (`Ensemble::score_block`, the bits of
+        // `score_row`), then each row's classes are combined as `score_row` combines them.
+        let k_out = self.ensembles.len();
+        out.par_chunks_mut(SCORE_BLOCK).enumerate().for_each(|(c, block)| {
+            let len = block.len();
+            let mut columns = vec![0.0; k_out * len];
+            for (e, column) in self.ensembles.iter().zip(columns.chunks_exact_mut(len)) {
+                e.score_block(data, c * SCORE_BLOCK, column);
+            }
+            let (mut f, mut p) = (vec![0.0; k_out], vec![0.0; k_out]);
+            for (r, o) in block.iter_mut().enumerate() {
+                gather_outputs(&columns, len, r, &mut f);
+                *o = expected_grade_into(&f, &mut p);
             }
         });
         Ok(())

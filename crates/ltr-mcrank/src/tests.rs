@@ -179,6 +179,12 @@ fn deterministic_and_json_round_trips() {
     assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
     assert!(a.iter().all(|&v| (0.0..=2.0).contains(&v)));
     assert!(serde_json::from_str::<McRankModel>(r#"{"ensembles": []}"#).is_err());
+    // Scoring a data set (blocks of rows, each class's trees outermost) is `score_row` of
+    // every document, bit for bit, over more rows than one block.
+    let many = random_data(9, 60, 3);
+    let rows: Vec<f64> = (0..many.n_docs()).map(|i| model.score_row(many.row(i))).collect();
+    assert!(many.n_docs() > 2 * ltr_trees::SCORE_BLOCK);
+    assert!(model.score_vec(&many).unwrap().iter().zip(&rows).all(|(x, y)| x.to_bits() == y.to_bits()));
 }
 
 #[test]

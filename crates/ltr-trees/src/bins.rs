@@ -126,6 +126,22 @@ impl BinnedData {
         self.uppers[f].partition_point(|&u| u < v) as u8
     }
 
+    /// The bins of every row of `features` (row-major, as wide as the training data) under
+    /// this binning, row-major: what scoring another data set (the validation split) on
+    /// bins needs ([`crate::Tree::leaf_of_bins`]).
+    pub fn bin_rows(&self, features: &[f32]) -> Vec<u8> {
+        let nf = self.n_features;
+        let mut out = vec![0u8; features.len()];
+        out.par_chunks_mut(nf * 1024).zip(features.par_chunks(nf * 1024)).for_each(|(bins, values)| {
+            for (row_bins, row) in bins.chunks_exact_mut(nf).zip(values.chunks_exact(nf)) {
+                for (f, (b, &v)) in row_bins.iter_mut().zip(row).enumerate() {
+                    *b = self.bin_of(f, v);
+                }
+            }
+        });
+        out
+    }
+
     /// The bins of feature `f`, one per document.
     pub fn column(&self, f: usize) -> &[u8] {
         &self.bins[f * self.n_rows..(f + 1) * self.n_rows]

@@ -243,24 +243,14 @@ impl TreeLearner {
             return;
         }
         for (r, s) in scores.iter_mut().enumerate() {
-            *s += tree.leaf_value[self.leaf_by_bins(tree, r)];
+            *s += tree.leaf_value[tree.leaf_of_bins(&self.node_bins, |f| self.data.column(f)[r])];
         }
     }
 
-    fn leaf_by_bins(&self, tree: &Tree, r: usize) -> usize {
-        if tree.split_feature.is_empty() {
-            return 0;
-        }
-        let mut node = 0usize;
-        loop {
-            let f = tree.split_feature[node] as usize;
-            let b = self.data.column(f)[r];
-            let next = if b <= self.node_bins[node] { tree.left[node] } else { tree.right[node] };
-            if next < 0 {
-                return !next as usize;
-            }
-            node = next as usize;
-        }
+    /// The bin threshold of each internal node of the tree grown last (a node sends a
+    /// document left at `bin <= node_bins[k]`; see [`Tree::leaf_of_bins`]).
+    pub fn node_bins(&self) -> &[u8] {
+        &self.node_bins
     }
 
     fn sample(&mut self, rng: &mut Rng) {

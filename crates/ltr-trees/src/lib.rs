@@ -37,4 +37,4 @@ pub use boost::{
 pub use config::{BoostConfig, MAX_LEAVES, TreeConfig, rows};
 pub use learner::TreeLearner;
 pub use params::{BaseTreeParams, TreeParams};
-pub use tree::{Ensemble, Tree, TreeModel};
+pub use tree::{Ensemble, SCORE_BLOCK, Tree, TreeModel};
