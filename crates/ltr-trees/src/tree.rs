@@ -74,7 +74,8 @@ impl Tree {
     /// (`bin(f)`) and each internal node's bin threshold (`node_bins`): a node sends the
     /// document left at `bin <= node_bins[k]`. On bins of the training set's binning this is
     /// the leaf of [`Tree::leaf_of`] on the raw values, because a stored threshold is the upper
-    /// bound of its bin: `x <= upper(b)` exactly when `bin(x) <= b`.
+    /// bound of its bin: `x <= upper(b)` exactly when `bin(x) <= b`. Panics if `node_bins` has
+    /// fewer entries than the tree has internal nodes.
     #[inline]
     pub fn leaf_of_bins(&self, node_bins: &[u8], bin: impl Fn(usize) -> u8) -> usize {
         if self.split_feature.is_empty() {
