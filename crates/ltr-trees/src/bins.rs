@@ -126,9 +126,9 @@ impl BinnedData {
         self.uppers[f].partition_point(|&u| u < v) as u8
     }
 
-    /// The bins of every row of `features` (row-major, as wide as the training data) under
-    /// this binning, row-major: what scoring another data set (the validation split) on
-    /// bins needs ([`crate::Tree::leaf_of_bins`]).
+    /// The bins under this binning of the rows of `features` (row-major, as wide as the
+    /// training data), row-major too: what walking another data set's documents (the
+    /// validation split's) down the trees on bins needs ([`crate::Tree::leaf_of_bins`]).
     pub fn bin_rows(&self, features: &[f32]) -> Vec<u8> {
         let nf = self.n_features;
         let mut out = vec![0u8; features.len()];

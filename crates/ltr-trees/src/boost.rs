@@ -279,31 +279,31 @@ fn boost_in_pool<O: MultiObjective + ?Sized>(
 /// Adds one tree's outputs to the scores of documents given by their bins (`bins`,
 /// row-major, `n_features` per row; `node_bins` the tree's bin thresholds).
 fn add_tree_binned(tree: &Tree, node_bins: &[u8], bins: &[u8], n_features: usize, scores: &mut [f64]) {
-    const CHUNK: usize = 1024;
-    let add = |scores: &mut [f64], bins: &[u8]| {
-        for (s, row) in scores.iter_mut().zip(bins.chunks_exact(n_features)) {
-            *s += tree.leaf_value[tree.leaf_of_bins(node_bins, |f| row[f])];
-        }
-    };
-    if scores.len() >= 8 * CHUNK {
-        scores.par_chunks_mut(CHUNK).zip(bins.par_chunks(CHUNK * n_features)).for_each(|(s, b)| add(s, b));
-    } else {
-        add(scores, bins);
-    }
+    add_leaf_values(tree, scores, |i| {
+        let row = &bins[i * n_features..(i + 1) * n_features];
+        tree.leaf_of_bins(node_bins, |f| row[f])
+    });
 }
 
 /// Adds one tree's outputs to the scores of `data`.
 pub fn add_tree(tree: &Tree, data: &Dataset, scores: &mut [f64]) {
+    add_leaf_values(tree, scores, |i| tree.leaf_of(data.row(i)));
+}
+
+/// Adds to each document's score the value of its leaf, `leaf(i)` for document `i`, in
+/// parallel blocks when there are many documents (each score is one addition, so the bits do
+/// not depend on the split).
+fn add_leaf_values(tree: &Tree, scores: &mut [f64], leaf: impl Fn(usize) -> usize + Sync) {
     const CHUNK: usize = 1024;
     if scores.len() >= 8 * CHUNK {
         scores.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
             for (k, s) in chunk.iter_mut().enumerate() {
-                *s += tree.predict(data.row(c * CHUNK + k));
+                *s += tree.leaf_value[leaf(c * CHUNK + k)];
             }
         });
     } else {
         for (i, s) in scores.iter_mut().enumerate() {
-            *s += tree.predict(data.row(i));
+            *s += tree.leaf_value[leaf(i)];
         }
     }
 }

@@ -56,18 +56,7 @@ impl Tree {
     /// The leaf a row falls into.
     #[inline]
     pub fn leaf_of(&self, row: &[f32]) -> usize {
-        if self.split_feature.is_empty() {
-            return 0;
-        }
-        let mut node = 0usize;
-        loop {
-            let v = f64::from(clean(row[self.split_feature[node] as usize]));
-            let next = if v <= self.threshold[node] { self.left[node] } else { self.right[node] };
-            if next < 0 {
-                return !next as usize;
-            }
-            node = next as usize;
-        }
+        self.walk(|k| f64::from(clean(row[self.split_feature[k] as usize])) <= self.threshold[k])
     }
 
     /// The leaf a document falls into given the bin of each feature it is asked for
@@ -78,13 +67,19 @@ impl Tree {
     /// fewer entries than the tree has internal nodes.
     #[inline]
     pub fn leaf_of_bins(&self, node_bins: &[u8], bin: impl Fn(usize) -> u8) -> usize {
+        self.walk(|k| bin(self.split_feature[k] as usize) <= node_bins[k])
+    }
+
+    /// The leaf reached from the root when internal node `k` sends the document left exactly
+    /// when `goes_left(k)`.
+    #[inline]
+    fn walk(&self, goes_left: impl Fn(usize) -> bool) -> usize {
         if self.split_feature.is_empty() {
             return 0;
         }
         let mut node = 0usize;
         loop {
-            let b = bin(self.split_feature[node] as usize);
-            let next = if b <= node_bins[node] { self.left[node] } else { self.right[node] };
+            let next = if goes_left(node) { self.left[node] } else { self.right[node] };
             if next < 0 {
                 return !next as usize;
             }
@@ -211,8 +206,8 @@ impl Ensemble {
     /// The scores of the documents `first..first + out.len()` of `data` into `out`, the same
     /// bits as [`Ranker::score_row`] of each: the base score, then the trees in order. The
     /// trees go outermost, so one tree's arrays serve the whole block from the L1 cache while
-    /// the block's rows (at most [`SCORE_BLOCK`] of them is what fits the L2 cache) are read
-    /// again for each tree. Panics unless those documents exist.
+    /// the block's rows are read again for each tree (from the L2 cache for a block of
+    /// [`SCORE_BLOCK`] rows). Panics unless those documents exist.
     pub fn score_block(&self, data: &Dataset, first: usize, out: &mut [f64]) {
         out.fill(self.base_score);
         for t in &self.trees {
