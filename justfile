@@ -93,7 +93,9 @@ test-slurm:
 # LambdaMART against LightGBM on synthetic MSLR-WEB30K-shaped data, one run, fit-time and
 # peak-RSS ratios printed (needs `pip install lightgbm`: a venv in target/bench-scale).
 # small: 432k x 136, 100 trees, at 31 and at 255 leaves (minutes); full: 2.27M x 136, 500 trees,
-# 255 leaves (about an hour). Options and matched settings: scripts/bench-scale.sh.
+# 255 leaves (about an hour). `REPEAT=3 just bench-scale` alternates three runs of each and
+# prints the medians (a shared host moves one run by up to 30%). Options and matched
+# settings: scripts/bench-scale.sh.
 bench-scale setting="small":
     bash scripts/bench-scale.sh {{setting}}
 

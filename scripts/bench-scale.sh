@@ -26,13 +26,19 @@
 # Environment: BENCH_SCALE_DIR (default target/bench-scale: venv, data, logs), LTR_BIN (a
 # built ltr; default: build the bench profile, the release code plus ThinLTO, which cargo
 # writes to target/release/ltr like a release build), THREADS, TRUNCATION, KEEP_DATA=0 to delete
-# the generated data afterwards (it is reused by the next run otherwise; full: ~3.5 GB).
+# the generated data afterwards (it is reused by the next run otherwise; full: ~3.5 GB),
+# REPEAT (default 1): run each comparison this many times, ltr and LightGBM alternated, and
+# print every repetition's ratios and their medians. On a shared host one pair of runs can be
+# off by 30% (LightGBM's OpenMP threads suffer more from outside load than ltr's), so the
+# medians of three or more are what to quote.
 set -euo pipefail
 
 setting=${1:-small}
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BENCH_SCALE_DIR:-$root/target/bench-scale}
 threads=${THREADS:-2}
+repeat=${REPEAT:-1}
+case "$repeat" in ''|*[!0-9]*|0) echo "error: REPEAT must be a positive whole number, not '$repeat'" >&2; exit 2 ;; esac
 truncation=${TRUNCATION:-30}
 # LightGBM has no "no truncation": a level beyond the longest query visits every pair and
 # normalises by the whole list's ideal DCG, which is ltr's ndcg_truncation = 0.
@@ -104,7 +110,7 @@ compare() {
     printf '%-10s %10s %10s %12d %14s\n' ltr "$ltr_parse" "$ltr_fit" $((ltr_rss / 1024)) "$ltr_ndcg"
     printf '%-10s %10s %10s %12d %14s\n' LightGBM "$lgb_parse" "$lgb_fit" $((lgb_rss / 1024)) "$lgb_ndcg"
     awk -v a="$ltr_fit" -v w="$ltr_wall" -v b="$lgb_fit" -v r="$ltr_rss" -v s="$lgb_rss" -v d="$dense_kb" \
-        -v n="$ltr_ndcg" -v m="$lgb_ndcg" -v l="$leaves" 'BEGIN {
+        -v n="$ltr_ndcg" -v m="$lgb_ndcg" -v l="$leaves" -v f="$dir/ratios.txt" 'BEGIN {
         printf "fit time ratio ltr/LightGBM: %.2f\n", a / b
         printf "whole-process ratio (ltr from start to exit %.1f s / LightGBM fit): %.2f\n", w, w / b
         printf "peak RSS ratio ltr/LightGBM: %.2f\n", r / s
@@ -112,16 +118,31 @@ compare() {
         printf "validation NDCG@10 difference ltr - LightGBM: %+.4f\n", n - m
         summary = sprintf("%d leaves: whole process / LightGBM fit %.2f, fit %.2f, peak RSS %.2f, NDCG@10 %+.4f", l, w / b, a / b, r / s, n - m)
         print summary > "/dev/stderr"
+        printf "%d %.4f %.4f %.4f\n", l, w / b, a / b, r / s >>f
     }' 2>>"$dir/summary.txt"
 }
 
 : >"$dir/summary.txt"
+: >"$dir/ratios.txt"
 for leaves in "${leaf_counts[@]}"; do
-    compare "$leaves"
+    for ((i = 1; i <= repeat; i++)); do
+        [ "$repeat" -gt 1 ] && echo "== repetition $i of $repeat at $leaves leaves"
+        compare "$leaves"
+    done
 done
 echo
 echo "== bench-scale $setting: ratios (targets: whole process / LightGBM fit <= 0.90, peak RSS <= 0.80)"
 cat "$dir/summary.txt"
+if [ "$repeat" -gt 1 ]; then
+    echo
+    echo "== medians of $repeat alternated repetitions"
+    for leaves in "${leaf_counts[@]}"; do
+        median() { awk -v l="$leaves" -v c="$1" '$1 == l {print $c}' "$dir/ratios.txt" | sort -n |
+            awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+        printf '%d leaves: whole process / LightGBM fit %.2f, fit %.2f, peak RSS %.2f\n' \
+            "$leaves" "$(median 2)" "$(median 3)" "$(median 4)"
+    done
+fi
 if [ "${KEEP_DATA:-1}" = 0 ]; then
     rm -rf "$data"
 fi
