@@ -133,14 +133,17 @@ done
 echo
 echo "== bench-scale $setting: ratios (targets: whole process / LightGBM fit <= 0.90, peak RSS <= 0.80)"
 cat "$dir/summary.txt"
+# The median of column $2 of ratios.txt over the repetitions at $1 leaves.
+median() {
+    awk -v l="$1" -v c="$2" '$1 == l {print $c}' "$dir/ratios.txt" | sort -n |
+        awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
 if [ "$repeat" -gt 1 ]; then
     echo
     echo "== medians of $repeat alternated repetitions"
     for leaves in "${leaf_counts[@]}"; do
-        median() { awk -v l="$leaves" -v c="$1" '$1 == l {print $c}' "$dir/ratios.txt" | sort -n |
-            awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
         printf '%d leaves: whole process / LightGBM fit %.2f, fit %.2f, peak RSS %.2f\n' \
-            "$leaves" "$(median 2)" "$(median 3)" "$(median 4)"
+            "$leaves" "$(median "$leaves" 2)" "$(median "$leaves" 3)" "$(median "$leaves" 4)"
     done
 fi
 if [ "${KEEP_DATA:-1}" = 0 ]; then
